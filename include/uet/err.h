@@ -1,0 +1,35 @@
+/* uet engine error codes. The engine never includes libfabric: the provider
+ * glue maps these to -FI_E* in one place. */
+#ifndef UET_ERR_H
+#define UET_ERR_H
+
+enum uet_err {
+	UET_OK = 0,
+
+	/* Wire decode: one code per kind of malformed input. */
+	UET_ERR_WIRE_TRUNC = -1,	/* buffer ends inside a header */
+	UET_ERR_WIRE_TYPE = -2,		/* reserved or unknown PDS type */
+	UET_ERR_WIRE_NEXT_HDR = -3,	/* next_hdr not allowed for the PDS type */
+	UET_ERR_WIRE_RESERVED = -4,	/* a reserved bit or field is non-zero */
+	UET_ERR_WIRE_FLAGS = -5,	/* flag combination not allowed */
+	UET_ERR_WIRE_CTL_TYPE = -6,	/* reserved control-packet type */
+	UET_ERR_WIRE_OPCODE = -7,	/* reserved SES request/response opcode */
+	UET_ERR_WIRE_VERSION = -8,	/* SES version other than 0 */
+	UET_ERR_WIRE_CC_TYPE = -9,	/* reserved cc_type in ACK_CC */
+	UET_ERR_WIRE_AMO = -10,		/* reserved atomic opcode or datatype */
+	UET_ERR_WIRE_LENGTH = -11,	/* a length field disagrees with the packet */
+
+	/* Wire encode. */
+	UET_ERR_WIRE_RANGE = -20,	/* a field value does not fit its width */
+	UET_ERR_WIRE_NOSPACE = -21,	/* output buffer too small */
+
+	/* General. */
+	UET_ERR_INVAL = -40,		/* bad argument */
+	UET_ERR_NOMEM = -41,
+	UET_ERR_IO = -42,		/* an I/O call in uet/net failed */
+};
+
+/* Short stable name of an error code ("wire: truncated header"). */
+const char *uet_err_str(int err);
+
+#endif

@@ -1,0 +1,26 @@
+/* Names of engine error codes, for logs and tools. */
+#include "uet/err.h"
+
+const char *uet_err_str(int err)
+{
+	switch (err) {
+	case UET_OK: return "ok";
+	case UET_ERR_WIRE_TRUNC: return "wire: truncated header";
+	case UET_ERR_WIRE_TYPE: return "wire: reserved PDS type";
+	case UET_ERR_WIRE_NEXT_HDR: return "wire: next header not allowed for type";
+	case UET_ERR_WIRE_RESERVED: return "wire: reserved bits set";
+	case UET_ERR_WIRE_FLAGS: return "wire: flag combination not allowed";
+	case UET_ERR_WIRE_CTL_TYPE: return "wire: reserved control type";
+	case UET_ERR_WIRE_OPCODE: return "wire: reserved SES opcode";
+	case UET_ERR_WIRE_VERSION: return "wire: unsupported SES version";
+	case UET_ERR_WIRE_CC_TYPE: return "wire: reserved CC type";
+	case UET_ERR_WIRE_AMO: return "wire: reserved atomic opcode or datatype";
+	case UET_ERR_WIRE_LENGTH: return "wire: length field disagrees with packet";
+	case UET_ERR_WIRE_RANGE: return "wire: field value out of range";
+	case UET_ERR_WIRE_NOSPACE: return "wire: output buffer too small";
+	case UET_ERR_INVAL: return "invalid argument";
+	case UET_ERR_NOMEM: return "out of memory";
+	case UET_ERR_IO: return "I/O error";
+	}
+	return "unknown error";
+}
