@@ -1,0 +1,60 @@
+/* Ports: how packets leave and enter a FEP. Only the driver loop (the
+ * provider's progress function, or a test's) calls these; the protocol
+ * engine never does (shared/design.md). Implementations: mem (in-process,
+ * with impairments, for tests), udp and rawip (sockets).
+ */
+#ifndef UET_NET_H
+#define UET_NET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uet/addr.h"
+#include "uet/err.h"
+#include "uet/time.h"
+
+/* IP ECN codepoints (RFC 3168). */
+#define UET_ECN_NOT_ECT	0
+#define UET_ECN_ECT1	1
+#define UET_ECN_ECT0	2
+#define UET_ECN_CE	3
+
+/* What the socket knows about a packet and the protocol needs. */
+struct uet_pkt_info {
+	struct uet_addr src;		/* sender; src.port = entropy over UDP */
+	struct uet_addr dst;
+	uint16_t entropy;		/* rx: as received; tx: chosen by the engine */
+	uint8_t ecn;			/* UET_ECN_* */
+	bool trimmed;			/* the network cut the payload */
+	uet_time ts;			/* rx: receive time; tx: send time */
+};
+
+/* One packet in a batch. On recv, buf/cap are the caller's and len is set. */
+struct uet_net_msg {
+	struct uet_pkt_info info;
+	uint8_t *buf;
+	size_t len;
+	size_t cap;
+};
+
+struct uet_net;
+
+struct uet_net_ops {
+	const char *name;
+	/* Send up to n packets; returns how many were taken (possibly 0 when
+	 * the port would block) or a negative UET_ERR_*. */
+	int (*send)(struct uet_net *net, const struct uet_net_msg *msgs, unsigned n);
+	/* Receive up to n ready packets without blocking; returns the count. */
+	int (*recv)(struct uet_net *net, struct uet_net_msg *msgs, unsigned n, uet_time now);
+	/* A descriptor to poll for readability, or -1 (mem port). */
+	int (*fd)(const struct uet_net *net);
+	void (*close)(struct uet_net *net);
+};
+
+struct uet_net {
+	const struct uet_net_ops *ops;
+	struct uet_addr local;		/* the endpoint's home address */
+};
+
+#endif

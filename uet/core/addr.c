@@ -1,0 +1,60 @@
+/* Engine addresses: compare and print without socket headers. */
+#include <stdio.h>
+#include <string.h>
+
+#include "uet/addr.h"
+
+static size_t addr_len(uint8_t af)
+{
+	return af == UET_AF_INET ? 4 : af == UET_AF_INET6 ? 16 : 0;
+}
+
+bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b)
+{
+	return a->af == b->af && a->port == b->port &&
+	       !memcmp(a->ip, b->ip, addr_len(a->af));
+}
+
+/* RFC 5952 short form: the longest run (>= 2) of zero groups becomes "::". */
+static int ip6_str(char *buf, size_t cap, const uint8_t *ip)
+{
+	uint16_t g[8];
+	int best = -1, best_len = 0, run = 0, n = 0, i;
+
+	for (i = 0; i < 8; i++) {
+		g[i] = (uint16_t)(ip[2 * i] << 8 | ip[2 * i + 1]);
+		run = g[i] ? 0 : run + 1;
+		if (run > best_len && run >= 2) {
+			best_len = run;
+			best = i - run + 1;
+		}
+	}
+	for (i = 0; i < 8; i++) {
+		if (i == best) {
+			n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "::");
+			i += best_len - 1;
+			continue;
+		}
+		n += snprintf(buf + n, cap > (size_t)n ? cap - n : 0, "%s%x",
+			      (i && i != best + best_len) ? ":" : "", g[i]);
+	}
+	return n;
+}
+
+int uet_addr_str(char *buf, size_t cap, const struct uet_addr *a)
+{
+	char ip[48];
+
+	switch (a->af) {
+	case UET_AF_INET:
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a->ip[0], a->ip[1],
+			 a->ip[2], a->ip[3]);
+		return a->port ? snprintf(buf, cap, "%s:%u", ip, a->port) :
+				 snprintf(buf, cap, "%s", ip);
+	case UET_AF_INET6:
+		ip6_str(ip, sizeof(ip), a->ip);
+		return a->port ? snprintf(buf, cap, "[%s]:%u", ip, a->port) :
+				 snprintf(buf, cap, "%s", ip);
+	}
+	return snprintf(buf, cap, "(none)");
+}
