@@ -228,7 +228,7 @@ struct uet_pds_nack {
 
 /* CTRL (16 B). */
 struct uet_pds_ctrl {
-	uint16_t probe_opaque;
+	uint16_t probe_opaque;		/* PROBE only; reserved (0) otherwise */
 	uint32_t psn;
 	uint16_t spdcid;
 	uint16_t dpdcid;		/* SYN clear */
@@ -446,15 +446,18 @@ int uet_entropy_hdr_encode(uint8_t *buf, size_t cap, const struct uet_entropy_hd
 int uet_tss_hdr_decode(struct uet_tss_hdr *h, const uint8_t *buf, size_t len);
 int uet_tss_hdr_encode(uint8_t *buf, size_t cap, const struct uet_tss_hdr *h);
 
-/* Header length of a PDS type with these flags, or UET_ERR_WIRE_TYPE. */
+/* Header length of a PDS type, or UET_ERR_WIRE_TYPE for reserved types and
+ * for 1 (TSS, which is not a PDS header). */
 int uet_pds_hdr_len(uint8_t type);
 int uet_pds_hdr_decode(struct uet_pds_hdr *h, const uint8_t *buf, size_t len);
 int uet_pds_hdr_encode(uint8_t *buf, size_t cap, const struct uet_pds_hdr *h);
 
 /* Which extension a request carries, from its opcode and atomic opcode. */
 enum uet_ses_ext uet_ses_req_ext(uint8_t opcode, uint8_t amo_op);
-/* Encoded length of a request header with its extension, or an error. */
+/* Encoded length of a request header with its extension, or
+ * UET_ERR_WIRE_RANGE for a format other than UET_NH_REQ_*. */
 int uet_ses_req_len(const struct uet_ses_req *h);
+/* SES decoders return UET_ERR_WIRE_NEXT_HDR for a format of the other kind. */
 int uet_ses_req_decode(struct uet_ses_req *h, uint8_t format, const uint8_t *buf, size_t len);
 int uet_ses_req_encode(uint8_t *buf, size_t cap, const struct uet_ses_req *h);
 
@@ -462,10 +465,18 @@ int uet_ses_rsp_decode(struct uet_ses_rsp *h, uint8_t format, const uint8_t *buf
 int uet_ses_rsp_encode(uint8_t *buf, size_t cap, const struct uet_ses_rsp *h);
 
 /* Decode a packet starting at the UDP payload (or, with UET_PKT_ENTROPY, at
- * the IP payload). Payload points into buf. Returns hdr_len or an error. */
+ * the IP payload). Payload points into buf. Returns hdr_len or an error:
+ * UET_ERR_INVAL for unknown flags, UET_ERR_WIRE_LENGTH when the
+ * payload_length of a std request without SOM or of a response with data
+ * exceeds the bytes after the headers (more bytes are fine: a trailer may
+ * follow).
+ * The SES header is the one next_hdr names: 1-3 -> req, 4-6 -> rsp, none
+ * on CTRL. */
 int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len, unsigned flags);
 /* Encode the headers p says are present; returns their length. The caller
- * appends the payload. */
+ * appends the payload. With has_tss only [entropy +] TSS is written (the
+ * rest is ciphertext). has_req/has_rsp must match pds.next_hdr and the
+ * SES struct's format, else UET_ERR_WIRE_RANGE. */
 int uet_pkt_encode(uint8_t *buf, size_t cap, const struct uet_pkt *p);
 
 /* ---- Names for logs and tools (NULL-safe: unknown -> "RESERVED") ---- */

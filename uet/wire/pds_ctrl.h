@@ -1,0 +1,17 @@
+/* CTRL body (wire-format §4.7),
+ * used by uet_pds_hdr_*.
+ * The prologue (type, next_hdr, flags) is already in h and validated;
+ * buf holds the whole header. get: 0 or a UET_ERR_WIRE_* decode error;
+ * check: 0 or UET_ERR_WIRE_RANGE; put writes everything after the prologue
+ * into a zeroed header.
+ */
+#ifndef UET_WIRE_PDS_CTRL_H
+#define UET_WIRE_PDS_CTRL_H
+
+#include "uet/wire.h"
+
+int uet_pds_ctrl_get(struct uet_pds_hdr *h, const uint8_t *buf);
+int uet_pds_ctrl_check(const struct uet_pds_hdr *h);
+void uet_pds_ctrl_put(uint8_t *buf, const struct uet_pds_hdr *h);
+
+#endif
