@@ -25,15 +25,9 @@ if ! "$TSHARK" -v 2>/dev/null | grep -q 'with Lua'; then
 	exit 77
 fi
 
-uetgen=
-for f in "$top_builddir/uet/tools/uetgen" "$top_builddir/uetgen"; do
-	if [ -x "$f" ]; then
-		uetgen=$f
-		break
-	fi
-done
-if [ -z "$uetgen" ]; then
-	echo "ERROR: uetgen not built (make check builds it)"
+uetgen=$top_builddir/uet/tools/uetgen
+if [ ! -x "$uetgen" ]; then
+	echo "ERROR: uetgen not built (make builds it)"
 	exit 99
 fi
 
