@@ -370,8 +370,9 @@ static void pds_req(struct uet_pds_hdr *h, uint8_t type, uint8_t nh,
 	h->req.psn = 0x10000000u + s * 0x111;
 	h->req.spdcid = 0x100 + s;
 	if (flags & UET_PDS_F_SYN) {
-		/* uet itself sends 0; the codec passes any nibble through */
-		h->req.pdc_info = s % 15 + 1;
+		/* uet sends pdc_info 0 (no reserved PDCs, decision table);
+		 * dissectors rightly warn on anything else */
+		h->req.pdc_info = 0;
 		h->req.psn_offset = 0x20 + s;
 	} else {
 		h->req.dpdcid = 0x200 + s;
@@ -444,7 +445,7 @@ static void pds_ctrl(struct uet_pds_hdr *h, uint8_t ctl, uint8_t flags,
 	h->ctrl.psn = 0x40000000u + s * 0x444;
 	h->ctrl.spdcid = 0x700 + s;
 	if (flags & UET_PDS_F_SYN) {
-		h->ctrl.pdc_info = s % 15 + 1;
+		h->ctrl.pdc_info = 0;
 		h->ctrl.psn_offset = 0x10 + s;
 	} else {
 		h->ctrl.dpdcid = 0x800 + s;
