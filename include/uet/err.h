@@ -27,6 +27,15 @@ enum uet_err {
 	UET_ERR_INVAL = -40,		/* bad argument */
 	UET_ERR_NOMEM = -41,
 	UET_ERR_IO = -42,		/* an I/O call in uet/net failed */
+
+	/* Operations (uet/fep.h). */
+	UET_ERR_AGAIN = -60,		/* no resources now: progress, retry */
+	UET_ERR_TRUNC = -61,		/* receive buffer shorter than message */
+	UET_ERR_CANCELED = -62,		/* operation canceled */
+	UET_ERR_PEER = -63,		/* peer unreachable: retries exhausted */
+	UET_ERR_REMOTE = -64,		/* target answered an error return code */
+	UET_ERR_NOENT = -65,		/* nothing to cancel with that context */
+	UET_ERR_MSGSIZE = -66,		/* message longer than max_msg_size */
 };
 
 /* Short stable name of an error code ("wire: truncated header"). */

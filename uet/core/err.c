@@ -21,6 +21,13 @@ const char *uet_err_str(int err)
 	case UET_ERR_INVAL: return "invalid argument";
 	case UET_ERR_NOMEM: return "out of memory";
 	case UET_ERR_IO: return "I/O error";
+	case UET_ERR_AGAIN: return "resources busy, try again";
+	case UET_ERR_TRUNC: return "message truncated";
+	case UET_ERR_CANCELED: return "operation canceled";
+	case UET_ERR_PEER: return "peer unreachable";
+	case UET_ERR_REMOTE: return "target returned an error";
+	case UET_ERR_NOENT: return "no such operation";
+	case UET_ERR_MSGSIZE: return "message too long";
 	}
 	return "unknown error";
 }

@@ -1,0 +1,178 @@
+/* The protocol engine's front door: one struct uet_fep is one UET endpoint
+ * as peers see it (Fabric Address + UDP home port, JobID, PIDonFEP,
+ * resource index), holding its PDS (PDCs, PSNs, ACK/NACK, retransmission)
+ * and SES (segmentation, reassembly, matching) state.
+ *
+ * Sans-I/O (shared/design.md, style.md §5.2): the engine never reads a
+ * clock, never touches a socket and never blocks. Its caller, the driver
+ * loop (prov/uet progress, or a test over the mem port), does:
+ *
+ *	uet_fep_recv()           for every packet received,
+ *	uet_fep_handle_timeout() when uet_fep_next_timeout() has passed,
+ *	uet_fep_poll_tx()        until it returns 0, sending what it yields,
+ *
+ * and posts work with uet_fep_post(). Completions come back through
+ * callbacks.complete, from inside those calls. Callbacks must not call
+ * back into the engine.
+ *
+ * Not thread-safe: one thread at a time per fep (the provider locks).
+ * User buffers of posted operations are referenced, not copied, until the
+ * operation completes (except UET_OPF_INJECT sends, copied at post).
+ */
+#ifndef UET_FEP_H
+#define UET_FEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uet/addr.h"
+#include "uet/err.h"
+#include "uet/net.h"
+#include "uet/time.h"
+
+struct uet_fep_config {
+	struct uet_addr local;		/* FA + home port (from the port) */
+	uint32_t job_id;		/* 24 bits, in every SES header */
+	uint16_t pid_on_fep;		/* 12 bits */
+	uint16_t resource_index;	/* 12 bits */
+	size_t mtu;			/* max UET packet size (headers included) */
+	size_t max_msg_size;		/* at least 16 MiB */
+	size_t inject_size;		/* largest UET_OPF_INJECT send */
+	unsigned tx_depth;		/* outstanding transmit operations */
+	unsigned rx_depth;		/* posted receive operations */
+	size_t unexp_max;		/* bytes buffered for unexpected messages */
+	unsigned pdc_max;		/* PDCs open at once */
+	bool rod;			/* ROD PDCs instead of RUD */
+	unsigned window;		/* fixed congestion window, packets per PDC */
+	uet_time rto_min;		/* first retransmission timeout */
+	uet_time rto_max;		/* backoff ceiling */
+	unsigned max_retx;		/* retries of one packet before the PDC fails */
+	uet_time ack_delay;		/* longest an ACK is held for coalescing */
+	unsigned ack_every;		/* ACK at least every N packets */
+	uet_time pdc_idle;		/* idle time before an initiator closes a PDC */
+	uint16_t entropy_count;		/* distinct entropy values to spray over */
+	uint8_t ecn;			/* UET_ECN_* codepoint to send with */
+};
+
+/* Fill cfg with the engine defaults (local address and ids left zero). */
+void uet_fep_config_default(struct uet_fep_config *cfg);
+
+struct uet_iov {
+	void *base;
+	size_t len;
+};
+
+enum uet_op_type {
+	UET_OP_SEND = 1,	/* untagged send */
+	UET_OP_TSEND,		/* tagged send */
+	UET_OP_RECV,		/* untagged receive */
+	UET_OP_TRECV,		/* tagged receive */
+};
+
+/* Operation flags (the glue maps FI_* onto these). */
+#define UET_OPF_COMPLETION	0x0001	/* report success too, not only errors */
+#define UET_OPF_INJECT		0x0002	/* copy the data at post time */
+#define UET_OPF_CQ_DATA		0x0004	/* send cq_data as SES header data */
+#define UET_OPF_MULTI_RECV	0x0008	/* receive buffer holds many messages */
+#define UET_OPF_DELIVERY	0x0010	/* complete when placed at the target */
+#define UET_OPF_PEER_ANY	0x0020	/* receive from any source */
+#define UET_OPF_PEEK		0x0040	/* tagged: probe the unexpected list */
+#define UET_OPF_CLAIM		0x0080	/* tagged: take a peeked message */
+#define UET_OPF_DISCARD		0x0100	/* tagged: drop the matched message */
+
+struct uet_op {
+	uint8_t type;			/* enum uet_op_type */
+	uint32_t flags;			/* UET_OPF_* */
+	void *context;			/* returned in the completion */
+	struct uet_addr peer;		/* send: target; recv: source unless PEER_ANY */
+	const struct uet_iov *iov;	/* copied at post; the buffers are not */
+	size_t iov_count;
+	uint64_t tag;			/* tagged */
+	uint64_t ignore;		/* tagged receive: bits that need not match */
+	uint64_t cq_data;		/* with UET_OPF_CQ_DATA */
+	size_t min_multi_recv;		/* multi-recv: release below this free space */
+};
+
+/* Completion flags. */
+#define UET_CF_SEND		0x01
+#define UET_CF_RECV		0x02
+#define UET_CF_TAGGED		0x04
+#define UET_CF_CQ_DATA		0x08	/* data holds the sender's cq_data */
+#define UET_CF_MULTI_RECV	0x10	/* multi-recv buffer released */
+
+struct uet_completion {
+	void *context;
+	uint32_t flags;			/* UET_CF_* */
+	int err;			/* 0, or UET_ERR_* (error completion) */
+	int prov_errno;			/* UET return code or NACK code, else 0 */
+	void *buf;			/* receive: where the data starts */
+	size_t len;			/* bytes transferred */
+	size_t olen;			/* truncation: bytes that did not fit */
+	uint64_t data;			/* remote CQ data */
+	uint64_t tag;			/* tagged receive: the sender's tag */
+	struct uet_addr src;		/* receive: sender's address */
+};
+
+struct uet_callbacks {
+	void (*complete)(void *user, const struct uet_completion *c);
+	/* Fill buf with random bytes (start PSNs, PDC ids). */
+	void (*rand)(void *user, void *buf, size_t len);
+	/* Optional: every packet in (dir 0) and out (dir 1), for pcap. */
+	void (*trace)(void *user, int dir, const struct uet_pkt_info *pi,
+		      const uint8_t *pkt, size_t len);
+};
+
+/* Counters, for tests, logs and the exit-time dump. */
+struct uet_fep_stats {
+	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
+	uint64_t retx_rto, retx_nack;	/* retransmissions by cause */
+	uint64_t acks_tx, acks_rx, nacks_tx, nacks_rx;
+	uint64_t sack_gaps;		/* holes reported in SACK bitmaps */
+	uint64_t dup_rx;		/* duplicate requests received */
+	uint64_t drop_malformed;	/* wire decode failed */
+	uint64_t drop_job;		/* JobID / PID / RI not ours */
+	uint64_t drop_pdc;		/* unknown or mismatching PDC */
+	uint64_t drop_psn;		/* PSN outside the window */
+	uint64_t drop_other;
+	uint64_t pdc_open, pdc_closed, pdc_failed;
+	uint64_t unexp_msgs;		/* messages that arrived before a receive */
+};
+
+struct uet_fep;
+
+/* Returns 0, UET_ERR_INVAL (bad config), UET_ERR_NOMEM. */
+int uet_fep_open(struct uet_fep **fep, const struct uet_fep_config *cfg,
+		 const struct uet_callbacks *cb, void *user, uet_time now);
+/* Frees everything; pending operations are dropped without completions
+ * (call uet_fep_flush first for error completions). */
+void uet_fep_close(struct uet_fep *fep);
+/* Complete every pending operation with UET_ERR_CANCELED. */
+void uet_fep_flush(struct uet_fep *fep);
+
+/* Post an operation. 0, UET_ERR_AGAIN (queue full), UET_ERR_INVAL,
+ * UET_ERR_MSGSIZE. The op struct may be reused once this returns. */
+int uet_fep_post(struct uet_fep *fep, const struct uet_op *op, uet_time now);
+/* Cancel the pending receive with this context: it completes with
+ * UET_ERR_CANCELED. 0 or UET_ERR_NOENT. */
+int uet_fep_cancel(struct uet_fep *fep, void *context);
+
+/* One packet from the port. Malformed or foreign packets are dropped and
+ * counted (returns the UET_ERR_* reason); 0 when accepted. */
+int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
+		 const uint8_t *pkt, size_t len, uet_time now);
+/* The next packet to send: writes it to buf (cap >= cfg.mtu), fills pi
+ * (dst, entropy, ecn) and returns its length; 0 when nothing is due. */
+ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
+			uint8_t *buf, size_t cap, uet_time now);
+/* Earliest deadline (RTO, delayed ACK, PDC close), or UET_TIME_NONE. */
+uet_time uet_fep_next_timeout(const struct uet_fep *fep);
+int uet_fep_handle_timeout(struct uet_fep *fep, uet_time now);
+
+/* Room left for posts, for fi_tx_size_left / fi_rx_size_left. */
+size_t uet_fep_tx_left(const struct uet_fep *fep);
+size_t uet_fep_rx_left(const struct uet_fep *fep);
+void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st);
+
+#endif
