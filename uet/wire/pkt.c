@@ -23,22 +23,20 @@ static bool has_rsp(const struct uet_pds_hdr *h)
 	       h->next_hdr <= UET_NH_RSP_DATA_SMALL;
 }
 
-/* Length fields that describe this packet's payload must fit in what is
- * there; a trailer may follow the payload, so only "too long" is an error:
- * payload_length of a std request without SOM and of a response with data.
- * request_length of a small/medium request is the message length, which
- * says nothing exact about the payload (none for a READ, operands for an
- * atomic), so it is not checked. */
+/* Length fields that describe this packet's payload must equal what is
+ * there (no trailer is expected, decision table): payload_length of a std
+ * request without SOM and of a response with data. request_length of a
+ * small/medium request is the message length, which says nothing exact
+ * about the payload (none for a READ, operands for an atomic), so it is
+ * not checked here. */
 static int payload_check(const struct uet_pkt *p, size_t rest)
 {
-	uint16_t plen = 0;
-
 	if (p->has_req && p->req.format == UET_NH_REQ_STD &&
 	    !(p->req.flags & UET_SES_F_SOM))
-		plen = p->req.payload_length;
+		return p->req.payload_length != rest ? UET_ERR_WIRE_LENGTH : 0;
 	if (p->has_rsp && p->rsp.format != UET_NH_RSP)
-		plen = p->rsp.payload_length;
-	return plen > rest ? UET_ERR_WIRE_LENGTH : 0;
+		return p->rsp.payload_length != rest ? UET_ERR_WIRE_LENGTH : 0;
+	return 0;
 }
 
 static int ses_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
