@@ -22,7 +22,8 @@
 
 /* What the socket knows about a packet and the protocol needs. */
 struct uet_pkt_info {
-	struct uet_addr src;		/* sender; src.port = entropy over UDP */
+	struct uet_addr src;		/* sender; src.port = its home port (the raw
+					 * UDP source port is in entropy, uet/udp.h) */
 	struct uet_addr dst;
 	uint16_t entropy;		/* rx: as received; tx: chosen by the engine */
 	uint8_t ecn;			/* UET_ECN_* */

@@ -1,0 +1,983 @@
+/* Tests of the UDP port on loopback (127.0.0.1 and ::1): batches both
+ * ways, entropy in the source port and home-port recovery, ECN, the port
+ * block rules, errors that must not fail the port, and bad input.
+ * Ports are chosen by the code under test (and by the kernel for the
+ * plain sockets used as independent witnesses), except the IANA port. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "uet/udp.h"
+
+#define PKT_MAX 9216
+#define WAIT_MS 3000
+
+static uint8_t bufs[2][1024][PKT_MAX];	/* rx, tx */
+
+static struct uet_addr lo(uint8_t af)
+{
+	struct uet_addr a = { .af = af };
+
+	if (af == UET_AF_INET) {
+		a.ip[0] = 127;
+		a.ip[3] = 1;
+	} else {
+		a.ip[15] = 1;
+	}
+	return a;
+}
+
+static struct uet_udp_config cfg_k(unsigned k, uint64_t seed)
+{
+	struct uet_udp_config c;
+
+	uet_udp_config_default(&c);
+	c.entropy_bits = k;
+	c.seed = seed;
+	c.prefer_iana = false;	/* only the IANA test may take 4793 */
+	return c;
+}
+
+static struct uet_net *open_ok(uint8_t af, const struct uet_udp_config *c)
+{
+	struct uet_addr a = lo(af);
+	struct uet_net *p = NULL;
+	int rc = uet_udp_open(&p, &a, c);
+
+	cr_assert_eq(rc, 0, "open: %d %s", rc, uet_udp_errstr(NULL));
+	cr_assert_not_null(p);
+	cr_assert_str_eq(p->ops->name, "udp");
+	return p;
+}
+
+static void fill(uint8_t *buf, size_t len, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = i < 4 ? (uint8_t)(id >> (8 * i)) :
+				 (uint8_t)(id * 31 + i);
+}
+
+static uint32_t id_of(const uint8_t *buf)
+{
+	return (uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
+	       (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24;
+}
+
+static void check_bytes(const struct uet_net_msg *m)
+{
+	static uint8_t want[PKT_MAX];
+
+	cr_assert_geq(m->len, 4);
+	fill(want, m->len, id_of(m->buf));
+	cr_assert_arr_eq(m->buf, want, m->len, "bytes of packet %u",
+			 id_of(m->buf));
+}
+
+static void rx_init(struct uet_net_msg *m, unsigned n, size_t cap)
+{
+	unsigned i;
+
+	memset(m, 0, n * sizeof(*m));
+	for (i = 0; i < n; i++) {
+		m[i].buf = bufs[0][i];
+		m[i].cap = cap;
+	}
+}
+
+/* A tx packet: id, len bytes, to dst with entropy e. */
+static void tx_set(struct uet_net_msg *m, unsigned slot, uint32_t id,
+		   size_t len, const struct uet_addr *dst, uint16_t e)
+{
+	memset(m, 0, sizeof(*m));
+	m->buf = bufs[1][slot];
+	m->len = len;
+	m->cap = PKT_MAX;
+	fill(m->buf, len, id);
+	m->info.dst = *dst;
+	m->info.entropy = e;
+}
+
+/* Receive until `want` packets came or WAIT_MS passed; every call must
+ * succeed. Returns the count. */
+static unsigned recv_wait(struct uet_net *p, struct uet_net_msg *m,
+			  unsigned want, uet_time now)
+{
+	struct pollfd pfd = { .fd = p->ops->fd(p), .events = POLLIN };
+	unsigned got = 0, waited = 0;
+	int r;
+
+	while (got < want) {
+		r = p->ops->recv(p, m + got, want - got, now);
+		cr_assert_geq(r, 0, "recv: %d %s", r, uet_udp_errstr(p));
+		got += (unsigned)r;
+		if (got == want || waited >= WAIT_MS)
+			break;
+		if (!r) {
+			poll(&pfd, 1, 10);
+			waited += 10;
+		}
+	}
+	return got;
+}
+
+static void send_all(struct uet_net *p, const struct uet_net_msg *m,
+		     unsigned n)
+{
+	int r = p->ops->send(p, m, n);
+
+	cr_assert_eq(r, (int)n, "send: %d of %u: %s", r, n,
+		     uet_udp_errstr(p));
+}
+
+/* A plain socket on loopback, port picked by the kernel (or `port`). */
+static int plain_socket(uint8_t af, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1;
+
+	memset(&ss, 0, sizeof(ss));
+	fd = socket(af == UET_AF_INET ? AF_INET : AF_INET6, SOCK_DGRAM, 0);
+	cr_assert_geq(fd, 0);
+	if (af == UET_AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(*s);
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons(port);
+		s->sin6_addr = in6addr_loopback;
+		len = sizeof(*s);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	len = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &len);
+	if (bound)
+		*bound = ntohs(af == UET_AF_INET ?
+			       ((struct sockaddr_in *)&ss)->sin_port :
+			       ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return fd;
+}
+
+static bool port_free(uint8_t af, uint16_t port)
+{
+	int fd = plain_socket(af, port, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+Test(udp, home_port_rule)
+{
+	unsigned k, e;
+
+	cr_assert_eq(uet_udp_home_port(49159, 3), 49152);
+	cr_assert_eq(uet_udp_home_port(49160, 3), 49160);
+	cr_assert_eq(uet_udp_home_port(4793, 3), 4792);
+	cr_assert_eq(uet_udp_home_port(4793, 0), 4793);
+	cr_assert_eq(uet_udp_home_port(65535, 8), 65280);
+	cr_assert_eq(uet_udp_home_port(65535, 16), 0);
+	cr_assert_eq(uet_udp_src_port(49152, 5, 3), 49157);
+	cr_assert_eq(uet_udp_src_port(49152, 13, 3), 49157);
+	cr_assert_eq(uet_udp_src_port(49152, 0xffff, 3), 49159);
+	cr_assert_eq(uet_udp_src_port(4793, 0xffff, 0), 4793);
+	cr_assert_eq(uet_udp_src_port(65280, 0x1ff, 8), 65535);
+	for (k = 0; k <= UET_UDP_ENTROPY_BITS_MAX; k++) {
+		uint16_t home = (uint16_t)(0xc000 + (37u << k) % 0x4000);
+
+		for (e = 0; e < (2u << k); e++) {
+			uint16_t s = uet_udp_src_port(home, (uint16_t)e, k);
+
+			cr_assert_eq(s - home, e % (1u << k), "k %u e %u", k,
+				     e);
+			cr_assert_eq(uet_udp_home_port(s, k), home,
+				     "k %u e %u", k, e);
+		}
+	}
+}
+
+static void exchange(uint8_t af, uint64_t seed)
+{
+	struct uet_udp_config c = cfg_k(3, seed);
+	struct uet_net *p[2], *from, *to;
+	static struct uet_net_msg tx[96], rx[96];
+	uint32_t next_e[8];
+	bool seen[96];
+	unsigned dir, i, b, got;
+
+	p[0] = open_ok(af, &c);
+	c.seed = seed + 1;
+	p[1] = open_ok(af, &c);
+	cr_assert_neq(p[0]->local.port, p[1]->local.port);
+	for (dir = 0; dir < 2; dir++) {
+		from = p[dir];
+		to = p[1 - dir];
+		for (i = 0; i < 96; i++)
+			tx_set(&tx[i], i, dir << 16 | i, 4 + (i * 97) % 1500,
+			       &to->local, (uint16_t)(i * 7 + dir));
+		memset(seen, 0, sizeof(seen));
+		memset(next_e, 0, sizeof(next_e));
+		for (b = 0; b < 96; b += 32) {
+			uet_time now = 1000 + b;
+
+			send_all(from, &tx[b], 32);
+			rx_init(rx, 32, PKT_MAX);
+			got = recv_wait(to, rx, 32, now);
+			cr_assert_eq(got, 32, "dir %u batch %u: got %u", dir,
+				     b, got);
+			for (i = 0; i < got; i++) {
+				uint32_t id = id_of(rx[i].buf);
+				unsigned k = id & 0xffff, s;
+
+				check_bytes(&rx[i]);
+				cr_assert_eq(id >> 16, dir);
+				cr_assert_lt(k, 96);
+				cr_assert_not(seen[k], "packet %u twice", k);
+				seen[k] = true;
+				cr_assert_eq(rx[i].len, tx[k].len);
+				cr_assert(uet_addr_equal(&rx[i].info.src,
+							 &from->local));
+				cr_assert(uet_addr_equal(&rx[i].info.dst,
+							 &to->local));
+				cr_assert_eq(rx[i].info.ts, now);
+				s = (k * 7 + dir) % 8;
+				cr_assert_eq(rx[i].info.entropy,
+					     from->local.port + s);
+				cr_assert_eq(rx[i].info.ecn, UET_ECN_ECT0);
+				cr_assert_not(rx[i].info.trimmed);
+				/* one source socket keeps its order */
+				cr_assert_geq(k, next_e[s], "order of port +%u",
+					      s);
+				next_e[s] = k + 1;
+			}
+		}
+		for (i = 0; i < 96; i++)
+			cr_assert(seen[i], "packet %u lost", i);
+	}
+	p[0]->ops->close(p[0]);
+	p[1]->ops->close(p[1]);
+}
+
+Test(udp, exchange_batches_v4)
+{
+	exchange(UET_AF_INET, 101);
+}
+
+Test(udp, exchange_batches_v6)
+{
+	exchange(UET_AF_INET6, 201);
+}
+
+/* Every entropy value leaves from home + e % 2^k (seen by a plain
+ * socket) and is mapped back to the sender's home port by uet. */
+static void entropy_ports(uint8_t af, unsigned k, uint64_t seed)
+{
+	struct uet_udp_config c = cfg_k(k, seed);
+	struct uet_net *a, *b;
+	struct uet_net_msg tx, rx;
+	struct sockaddr_storage ss;
+	struct uet_addr wdst;
+	uint16_t wport, sport;
+	unsigned e, n = 2u << k;
+	socklen_t len;
+	uint8_t buf[64];
+	int w, i;
+
+	a = open_ok(af, &c);
+	c.seed = seed + 1;
+	b = open_ok(af, &c);
+	cr_assert_eq(a->local.port % (1u << k), 0);
+	if (k)
+		cr_assert_geq(a->local.port, UET_UDP_BLOCK_MIN);
+	w = plain_socket(af, 0, &wport);
+	cr_assert_geq(w, 0);
+	wdst = lo(af);
+	wdst.port = wport;
+
+	for (e = 0; e <= n; e++) {
+		uint16_t ev = e == n ? 0xffff : (uint16_t)e;
+		uint16_t want = (uint16_t)(a->local.port +
+					   (ev & ((1u << k) - 1)));
+
+		tx_set(&tx, 0, e, 32, &b->local, ev);
+		send_all(a, &tx, 1);
+		rx_init(&rx, 1, PKT_MAX);
+		cr_assert_eq(recv_wait(b, &rx, 1, 7), 1);
+		cr_assert_eq(id_of(rx.buf), e);
+		cr_assert_eq(rx.info.entropy, want, "e %u", ev);
+		cr_assert_eq(rx.info.src.port, a->local.port, "e %u", ev);
+
+		/* The witness sees the real source port. */
+		tx_set(&tx, 0, e, 32, &wdst, ev);
+		send_all(a, &tx, 1);
+		for (i = 0; i < WAIT_MS; i++) {
+			struct pollfd pfd = { .fd = w, .events = POLLIN };
+
+			if (poll(&pfd, 1, 1) > 0)
+				break;
+		}
+		len = sizeof(ss);
+		cr_assert_eq(recvfrom(w, buf, sizeof(buf), MSG_DONTWAIT,
+				      (struct sockaddr *)&ss, &len), 32);
+		sport = ntohs(af == UET_AF_INET ?
+			      ((struct sockaddr_in *)&ss)->sin_port :
+			      ((struct sockaddr_in6 *)&ss)->sin6_port);
+		cr_assert_eq(sport, want, "e %u: source port %u", ev, sport);
+	}
+
+	/* A foreign sender at port wport maps to wport's block base. */
+	{
+		struct sockaddr_storage to;
+		struct uet_addr bl = b->local;
+
+		memset(&to, 0, sizeof(to));
+		if (af == UET_AF_INET) {
+			struct sockaddr_in *s = (struct sockaddr_in *)&to;
+
+			s->sin_family = AF_INET;
+			s->sin_port = htons(bl.port);
+			memcpy(&s->sin_addr, bl.ip, 4);
+			len = sizeof(*s);
+		} else {
+			struct sockaddr_in6 *s = (struct sockaddr_in6 *)&to;
+
+			s->sin6_family = AF_INET6;
+			s->sin6_port = htons(bl.port);
+			memcpy(&s->sin6_addr, bl.ip, 16);
+			len = sizeof(*s);
+		}
+		fill(buf, 16, 77);
+		cr_assert_eq(sendto(w, buf, 16, 0, (struct sockaddr *)&to, len),
+			     16);
+		rx_init(&rx, 1, PKT_MAX);
+		cr_assert_eq(recv_wait(b, &rx, 1, 9), 1);
+		cr_assert_eq(rx.info.entropy, wport);
+		cr_assert_eq(rx.info.src.port,
+			     wport & ~((1u << k) - 1));
+		cr_assert_eq(rx.info.ecn, UET_ECN_NOT_ECT);
+	}
+	close(w);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+Test(udp, entropy_source_ports_v4_k3)
+{
+	entropy_ports(UET_AF_INET, 3, 301);
+}
+
+Test(udp, entropy_source_ports_v6_k3)
+{
+	entropy_ports(UET_AF_INET6, 3, 401);
+}
+
+Test(udp, entropy_source_ports_v4_k5)
+{
+	entropy_ports(UET_AF_INET, 5, 501);
+}
+
+Test(udp, entropy_source_ports_v6_k0)
+{
+	entropy_ports(UET_AF_INET6, 0, 601);
+}
+
+static void ecn_roundtrip(uint8_t af, uint64_t seed)
+{
+	static const uint8_t cps[] = { UET_ECN_NOT_ECT, UET_ECN_ECT1,
+				       UET_ECN_ECT0, UET_ECN_CE };
+	struct uet_udp_config c = cfg_k(2, seed);
+	struct uet_net *exact, *def, *rcv;
+	struct uet_net_msg tx, rx;
+	unsigned i;
+
+	c.ecn = UET_ECN_NOT_ECT;
+	exact = open_ok(af, &c);
+	c = cfg_k(2, seed + 1);
+	c.dscp = 46;	/* EF: the ECN bits must stay apart from it */
+	def = open_ok(af, &c);
+	c = cfg_k(2, seed + 2);
+	rcv = open_ok(af, &c);
+
+	for (i = 0; i < 4; i++) {
+		tx_set(&tx, 0, i, 100, &rcv->local, (uint16_t)i);
+		tx.info.ecn = cps[i];
+		send_all(exact, &tx, 1);
+		rx_init(&rx, 1, PKT_MAX);
+		cr_assert_eq(recv_wait(rcv, &rx, 1, 1), 1);
+		cr_assert_eq(rx.info.ecn, cps[i], "sent %u got %u", cps[i],
+			     rx.info.ecn);
+
+		/* The default config sends ECT(0) for "not set". */
+		send_all(def, &tx, 1);
+		rx_init(&rx, 1, PKT_MAX);
+		cr_assert_eq(recv_wait(rcv, &rx, 1, 1), 1);
+		cr_assert_eq(rx.info.ecn, cps[i] == UET_ECN_NOT_ECT ?
+			     UET_ECN_ECT0 : cps[i], "default, sent %u",
+			     cps[i]);
+		cr_assert_eq(rx.info.src.port, def->local.port);
+	}
+	exact->ops->close(exact);
+	def->ops->close(def);
+	rcv->ops->close(rcv);
+}
+
+Test(udp, ecn_roundtrip_v4)
+{
+	ecn_roundtrip(UET_AF_INET, 701);
+}
+
+Test(udp, ecn_roundtrip_v6)
+{
+	ecn_roundtrip(UET_AF_INET6, 801);
+}
+
+Test(udp, recv_empty_does_not_block)
+{
+	struct uet_udp_config c = cfg_k(3, 901);
+	struct uet_net *p = open_ok(UET_AF_INET, &c);
+	struct uet_net_msg rx[8];
+	struct pollfd pfd;
+	int fd = p->ops->fd(p), i;
+
+	cr_assert_geq(fd, 0);
+	cr_assert(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	for (i = 0; i < 3; i++) {
+		rx_init(rx, 8, PKT_MAX);
+		cr_assert_eq(p->ops->recv(p, rx, 8, 5), 0);
+	}
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, 0), 0, "fd readable with nothing sent");
+	p->ops->close(p);
+}
+
+Test(udp, fd_readable_when_packets_wait)
+{
+	struct uet_udp_config c = cfg_k(1, 911);
+	struct uet_net *a = open_ok(UET_AF_INET6, &c), *b;
+	struct uet_net_msg tx, rx;
+	struct pollfd pfd;
+
+	c.seed = 912;
+	b = open_ok(UET_AF_INET6, &c);
+	tx_set(&tx, 0, 1, 64, &b->local, 1);
+	send_all(a, &tx, 1);
+	pfd = (struct pollfd){ .fd = b->ops->fd(b), .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, WAIT_MS), 1);
+	rx_init(&rx, 1, PKT_MAX);
+	cr_assert_eq(b->ops->recv(b, &rx, 1, 0), 1);
+	pfd.revents = 0;
+	cr_assert_eq(poll(&pfd, 1, 0), 0);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+/* More than the receiver holds, in one call: the sender takes what the
+ * kernel takes (all of it on loopback, which never pushes back) without
+ * an error, the receiver gets what fit, and the kernel's drop count
+ * accounts for the rest. Both ports work afterwards. */
+Test(udp, oversized_batch_is_best_effort)
+{
+	struct uet_udp_config c = cfg_k(3, 1001);
+	static struct uet_net_msg tx[1024], rx[1024];
+	struct uet_udp_stats st;
+	struct uet_net *a, *b;
+	unsigned i, got, total = 0;
+	int r, r2;
+
+	c.sndbuf = 1;		/* the kernel's minimum */
+	a = open_ok(UET_AF_INET, &c);
+	c = cfg_k(3, 1002);
+	c.rcvbuf = 1;
+	b = open_ok(UET_AF_INET, &c);
+	for (i = 0; i < 1024; i++)
+		tx_set(&tx[i], i, i, 8192, &b->local, (uint16_t)(i / 128));
+	r = a->ops->send(a, tx, 1024);
+	cr_assert_geq(r, 0, "send: %d %s", r, uet_udp_errstr(a));
+	cr_assert_leq(r, 1024);
+	cr_assert_gt(r, 0);
+	/* Drain until nothing came for 100 ms. */
+	for (;;) {
+		struct pollfd pfd = { .fd = b->ops->fd(b), .events = POLLIN };
+
+		rx_init(rx, 1024, PKT_MAX);
+		r2 = b->ops->recv(b, rx, 1024, 0);
+		cr_assert_geq(r2, 0, "recv: %s", uet_udp_errstr(b));
+		got = (unsigned)r2;
+		for (i = 0; i < got; i++)
+			check_bytes(&rx[i]);
+		total += got;
+		if (!got && poll(&pfd, 1, 100) == 0)
+			break;
+	}
+	cr_assert_gt(total, 0);
+	cr_assert_lt(total, (unsigned)r, "a %u-byte buffer held %u packets",
+		     c.rcvbuf, total);
+
+	/* One more packet carries the drop count; it must be exact. */
+	tx_set(&tx[0], 0, 5000, 64, &b->local, 0);
+	send_all(a, tx, 1);
+	rx_init(rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(b, rx, 1, 0), 1);
+	cr_assert_eq(id_of(rx[0].buf), 5000);
+	uet_udp_stats(b, &st);
+	cr_assert_eq(st.received, total + 1);
+	cr_assert_eq(st.rx_dropped, (unsigned)r - total,
+		     "dropped %llu of %d, received %u",
+		     (unsigned long long)st.rx_dropped, r, total);
+	uet_udp_stats(a, &st);
+	cr_assert_eq(st.sent, (unsigned)r + 1);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+static void closed_peer(uint8_t af, uint64_t seed)
+{
+	struct uet_udp_config c = cfg_k(3, seed);
+	static struct uet_net_msg tx[16], rx[16];
+	struct uet_addr gone;
+	struct uet_udp_stats st;
+	struct uet_net *a, *b, *d;
+	int i, r;
+
+	a = open_ok(af, &c);
+	c.seed = seed + 1;
+	b = open_ok(af, &c);
+	gone = b->local;
+	b->ops->close(b);
+	for (i = 0; i < 16; i++)
+		tx_set(&tx[i], i, i, 200, &gone, (uint16_t)i);
+	/* Twice: the second batch meets whatever ICMP the first caused. */
+	send_all(a, tx, 16);
+	usleep(20000);
+	send_all(a, tx, 16);
+	usleep(20000);
+	for (i = 0; i < 4; i++) {
+		rx_init(rx, 16, PKT_MAX);
+		r = a->ops->recv(a, rx, 16, 0);
+		cr_assert_eq(r, 0, "recv after ICMP: %d %s", r,
+			     uet_udp_errstr(a));
+	}
+	uet_udp_stats(a, &st);
+	cr_assert_eq(st.unreachable, 0);
+	cr_assert_eq(st.sent, 32);
+
+	/* The port still talks both ways. */
+	c.seed = seed + 2;
+	d = open_ok(af, &c);
+	tx_set(&tx[0], 0, 42, 300, &a->local, 3);
+	send_all(d, tx, 1);
+	rx_init(rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(a, rx, 1, 0), 1);
+	cr_assert_eq(id_of(rx[0].buf), 42);
+	tx_set(&tx[0], 0, 43, 300, &d->local, 5);
+	send_all(a, tx, 1);
+	rx_init(rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(d, rx, 1, 0), 1);
+	cr_assert_eq(id_of(rx[0].buf), 43);
+	a->ops->close(a);
+	d->ops->close(d);
+}
+
+Test(udp, send_to_closed_port_v4)
+{
+	closed_peer(UET_AF_INET, 1101);
+}
+
+Test(udp, send_to_closed_port_v6)
+{
+	closed_peer(UET_AF_INET6, 1201);
+}
+
+/* The block the seed picks first is busy in its last port: open must
+ * release the ports it did bind there and take another aligned block. */
+Test(udp, busy_block_is_skipped)
+{
+	struct uet_udp_config c = cfg_k(3, 1301);
+	struct uet_udp_stats st1, st2;
+	struct uet_net *p;
+	uint16_t first, second;
+	unsigned i;
+	int blocker;
+
+	p = open_ok(UET_AF_INET, &c);
+	first = p->local.port;
+	uet_udp_stats(p, &st1);
+	p->ops->close(p);
+
+	blocker = plain_socket(UET_AF_INET, (uint16_t)(first + 7), NULL);
+	cr_assert_geq(blocker, 0, "occupy %u: %s", first + 7,
+		      strerror(errno));
+	p = open_ok(UET_AF_INET, &c);
+	second = p->local.port;
+	uet_udp_stats(p, &st2);
+	cr_assert_neq(second, first);
+	cr_assert_eq(second % 8, 0);
+	cr_assert_geq(second, UET_UDP_BLOCK_MIN);
+	cr_assert_gt(st2.bind_tries, st1.bind_tries,
+		     "same seed: the busy block must cost a try");
+	/* The half-bound block was given back. */
+	for (i = 0; i < 7; i++)
+		cr_assert(port_free(UET_AF_INET, (uint16_t)(first + i)),
+			  "port %u still held", first + i);
+	p->ops->close(p);
+	close(blocker);
+}
+
+Test(udp, no_free_block_fails_cleanly)
+{
+	struct uet_udp_config c = cfg_k(8, 1351);
+	struct uet_addr a = lo(UET_AF_INET);
+	struct uet_net *p, *q = NULL;
+	uint16_t first;
+	int blocker, rc;
+
+	/* With k = 8 there are 64 blocks; one try sees only the first. */
+	p = open_ok(UET_AF_INET, &c);
+	first = p->local.port;
+	p->ops->close(p);
+	blocker = plain_socket(UET_AF_INET, (uint16_t)(first + 200), NULL);
+	cr_assert_geq(blocker, 0);
+	c.tries = 1;
+	rc = uet_udp_open(&q, &a, &c);
+	cr_assert_eq(rc, UET_ERR_INVAL);
+	cr_assert_null(q);
+	cr_assert(strstr(uet_udp_errstr(NULL), "no free block"), "%s",
+		  uet_udp_errstr(NULL));
+	cr_assert(port_free(UET_AF_INET, first));
+	close(blocker);
+}
+
+Test(udp, ports_cannot_share_a_block)
+{
+	struct uet_udp_config c = cfg_k(3, 1401);
+	struct uet_addr a = lo(UET_AF_INET6);
+	struct uet_net *p, *q = NULL;
+	uint16_t home;
+	unsigned i;
+
+	p = open_ok(UET_AF_INET6, &c);
+	home = p->local.port;
+	c.port = home;
+	cr_assert_eq(uet_udp_open(&q, &a, &c), UET_ERR_INVAL);
+	cr_assert_null(q);
+	cr_assert(strlen(uet_udp_errstr(NULL)) > 0);
+	c.port = (uint16_t)(home + 1);	/* not aligned */
+	cr_assert_eq(uet_udp_open(&q, &a, &c), UET_ERR_INVAL);
+	c = cfg_k(0, 0);
+	for (i = 0; i < 8; i++) {
+		c.port = (uint16_t)(home + i);
+		cr_assert_eq(uet_udp_open(&q, &a, &c), UET_ERR_INVAL,
+			     "port %u of the block was free", home + i);
+		cr_assert_not(port_free(UET_AF_INET6, (uint16_t)(home + i)));
+	}
+	cr_assert_null(q);
+	p->ops->close(p);
+}
+
+Test(udp, close_releases_ports)
+{
+	struct uet_udp_config c = cfg_k(3, 1501);
+	struct uet_net *p;
+	uint16_t home;
+	unsigned i;
+
+	p = open_ok(UET_AF_INET, &c);
+	home = p->local.port;
+	p->ops->close(p);
+	for (i = 0; i < 8; i++)
+		cr_assert(port_free(UET_AF_INET, (uint16_t)(home + i)),
+			  "port %u", home + i);
+	c.port = home;
+	p = open_ok(UET_AF_INET, &c);
+	cr_assert_eq(p->local.port, home);
+	p->ops->close(p);
+}
+
+/* Peers send to the home port only: a packet to another port of the
+ * block is not handed out (and must not upset the port). */
+Test(udp, only_home_port_delivers)
+{
+	struct uet_udp_config c = cfg_k(3, 1551);
+	struct uet_net *a, *b;
+	struct uet_net_msg tx, rx;
+	struct uet_addr side;
+	struct pollfd pfd;
+
+	a = open_ok(UET_AF_INET, &c);
+	c.seed = 1552;
+	b = open_ok(UET_AF_INET, &c);
+	side = b->local;
+	side.port = (uint16_t)(side.port + 3);
+	tx_set(&tx, 0, 1, 100, &side, 0);
+	send_all(a, &tx, 1);
+	pfd = (struct pollfd){ .fd = b->ops->fd(b), .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, 50), 0);
+	rx_init(&rx, 1, PKT_MAX);
+	cr_assert_eq(b->ops->recv(b, &rx, 1, 0), 0);
+	tx_set(&tx, 0, 2, 100, &b->local, 0);
+	send_all(a, &tx, 1);
+	cr_assert_eq(recv_wait(b, &rx, 1, 0), 1);
+	cr_assert_eq(id_of(rx.buf), 2);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+static void jumbo(uint8_t af, uint64_t seed)
+{
+	struct uet_udp_config c = cfg_k(3, seed);
+	struct uet_net *a, *b;
+	struct uet_net_msg tx, rx;
+	struct uet_udp_stats st;
+
+	a = open_ok(af, &c);
+	c.seed = seed + 1;
+	b = open_ok(af, &c);
+	tx_set(&tx, 0, 9000, 9000, &b->local, 6);
+	send_all(a, &tx, 1);
+	rx_init(&rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(b, &rx, 1, 0), 1);
+	cr_assert_eq(rx.len, 9000);
+	check_bytes(&rx);
+
+	/* A short buffer gets the head of the packet. */
+	send_all(a, &tx, 1);
+	rx_init(&rx, 1, 100);
+	cr_assert_eq(recv_wait(b, &rx, 1, 0), 1);
+	cr_assert_eq(rx.len, 100);
+	check_bytes(&rx);
+	uet_udp_stats(b, &st);
+	cr_assert_eq(st.truncated, 1);
+	cr_assert_eq(st.received, 2);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+Test(udp, datagram_9000_v4)
+{
+	jumbo(UET_AF_INET, 1601);
+}
+
+Test(udp, datagram_9000_v6)
+{
+	jumbo(UET_AF_INET6, 1701);
+}
+
+static void open_bad(struct uet_addr a, const struct uet_udp_config *c,
+		     const char *what)
+{
+	struct uet_net *p = NULL;
+	int rc = uet_udp_open(&p, &a, c);
+
+	cr_assert_eq(rc, UET_ERR_INVAL, "%s: %d", what, rc);
+	cr_assert_null(p, "%s", what);
+	cr_assert(strlen(uet_udp_errstr(NULL)) > 0, "%s: no message", what);
+}
+
+Test(udp, bad_address_refused)
+{
+	struct uet_udp_config c = cfg_k(3, 1801);
+	struct uet_addr a;
+	FILE *f;
+	int nonlocal = 0;
+
+	a = (struct uet_addr){ .af = UET_AF_NONE };
+	open_bad(a, &c, "no family");
+	a = (struct uet_addr){ .af = 5, .ip = { 127, 0, 0, 1 } };
+	open_bad(a, &c, "family 5");
+	a = (struct uet_addr){ .af = UET_AF_INET };
+	open_bad(a, &c, "0.0.0.0");
+	a = (struct uet_addr){ .af = UET_AF_INET, .ip = { 224, 0, 0, 1 } };
+	open_bad(a, &c, "multicast");
+	a = (struct uet_addr){ .af = UET_AF_INET,
+			       .ip = { 255, 255, 255, 255 } };
+	open_bad(a, &c, "broadcast");
+	a = (struct uet_addr){ .af = UET_AF_INET6 };
+	open_bad(a, &c, "::");
+	a = (struct uet_addr){ .af = UET_AF_INET6, .ip = { 0xff, 0x02,
+							   [15] = 1 } };
+	open_bad(a, &c, "ff02::1");
+	a = (struct uet_addr){ .af = UET_AF_INET6,
+			       .ip = { [10] = 0xff, 0xff, 127, 0, 0, 1 } };
+	open_bad(a, &c, "::ffff:127.0.0.1");
+	a = (struct uet_addr){ .af = UET_AF_INET6, .ip = { 0xfe, 0x80,
+							   [15] = 1 } };
+	open_bad(a, &c, "fe80::1");
+	a = lo(UET_AF_INET);
+	a.port = 5000;
+	open_bad(a, &c, "port in the address");
+
+	/* TEST-NET-2 is on no interface here: bind must fail (unless the
+	 * host lets anyone bind foreign addresses). */
+	f = fopen("/proc/sys/net/ipv4/ip_nonlocal_bind", "r");
+	if (f) {
+		if (fscanf(f, "%d", &nonlocal) != 1)
+			nonlocal = 0;
+		fclose(f);
+	}
+	a = (struct uet_addr){ .af = UET_AF_INET, .ip = { 198, 51, 100, 7 } };
+	if (nonlocal)
+		cr_log_warn("ip_nonlocal_bind=1: foreign address not tested");
+	else
+		open_bad(a, &c, "198.51.100.7 (not local)");
+
+	a = lo(UET_AF_INET);
+	c.entropy_bits = UET_UDP_ENTROPY_BITS_MAX + 1;
+	open_bad(a, &c, "entropy_bits");
+	c = cfg_k(3, 1802);
+	c.ecn = 4;
+	open_bad(a, &c, "ecn 4");
+	c = cfg_k(3, 1803);
+	c.dscp = 64;
+	open_bad(a, &c, "dscp 64");
+	c = cfg_k(3, 1804);
+	c.batch = UET_UDP_BATCH_MAX + 1;
+	open_bad(a, &c, "batch");
+	c = cfg_k(3, 1805);
+	c.port = 4792;		/* aligned, below the block range */
+	open_bad(a, &c, "k > 0 below 49152");
+	c.port = 60001;
+	open_bad(a, &c, "unaligned");
+}
+
+Test(udp, bad_packets_refused)
+{
+	struct uet_udp_config c = cfg_k(2, 1901);
+	struct uet_net *a = open_ok(UET_AF_INET, &c), *b;
+	struct uet_net_msg tx[3], rx;
+	struct uet_addr v6 = lo(UET_AF_INET6), noport;
+	struct uet_udp_stats st;
+
+	c.seed = 1902;
+	b = open_ok(UET_AF_INET, &c);
+	v6.port = b->local.port;
+	noport = b->local;
+	noport.port = 0;
+
+	tx_set(&tx[0], 0, 1, 64, &v6, 0);
+	cr_assert_eq(a->ops->send(a, tx, 1), UET_ERR_INVAL);
+	cr_assert(strlen(uet_udp_errstr(a)) > 0);
+	tx_set(&tx[0], 0, 1, 64, &noport, 0);
+	cr_assert_eq(a->ops->send(a, tx, 1), UET_ERR_INVAL);
+	tx_set(&tx[0], 0, 1, 64, &b->local, 0);
+	tx[0].len = 0;
+	cr_assert_eq(a->ops->send(a, tx, 1), UET_ERR_INVAL);
+	tx[0].len = 65508;		/* one more than IPv4 carries */
+	cr_assert_eq(a->ops->send(a, tx, 1), UET_ERR_INVAL);
+	tx[0].len = 64;
+	tx[0].buf = NULL;
+	cr_assert_eq(a->ops->send(a, tx, 1), UET_ERR_INVAL);
+
+	/* Good, good (other source port), bad: two taken, in order. */
+	tx_set(&tx[0], 0, 10, 64, &b->local, 0);
+	tx_set(&tx[1], 1, 11, 64, &b->local, 1);
+	tx_set(&tx[2], 2, 12, 64, &v6, 1);
+	cr_assert_eq(a->ops->send(a, tx, 3), 2);
+	cr_assert_eq(a->ops->send(a, &tx[2], 1), UET_ERR_INVAL);
+	rx_init(&rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(b, &rx, 1, 0), 1);
+	cr_assert_eq(id_of(rx.buf), 10);
+	rx_init(&rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(b, &rx, 1, 0), 1);
+	cr_assert_eq(id_of(rx.buf), 11);
+	uet_udp_stats(a, &st);
+	cr_assert_eq(st.sent, 2);
+	cr_assert_eq(a->ops->send(a, tx, 0), 0);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+/* k == 0: 4793 when free; a second port falls back to the kernel. */
+Test(udp, iana_port_preferred)
+{
+	struct uet_udp_config c = cfg_k(0, 0);
+	struct uet_net *p, *q;
+
+	c.prefer_iana = true;
+	if (!port_free(UET_AF_INET, UET_UDP_IANA_PORT))
+		cr_log_warn("127.0.0.1:%u is busy on this host: not checking "
+			    "that it is preferred", UET_UDP_IANA_PORT);
+	p = open_ok(UET_AF_INET, &c);
+	q = open_ok(UET_AF_INET, &c);
+	if (p->local.port != UET_UDP_IANA_PORT &&
+	    port_free(UET_AF_INET, UET_UDP_IANA_PORT))
+		cr_assert_fail("4793 was free but %u was chosen",
+			       p->local.port);
+	cr_assert_neq(q->local.port, UET_UDP_IANA_PORT);
+	cr_assert_neq(q->local.port, 0);
+	cr_assert_neq(q->local.port, p->local.port);
+	q->ops->close(q);
+	c.prefer_iana = false;
+	q = open_ok(UET_AF_INET, &c);
+	cr_assert_neq(q->local.port, UET_UDP_IANA_PORT);
+	cr_assert_neq(q->local.port, 0);
+	q->ops->close(q);
+	p->ops->close(p);
+}
+
+/* NULL config: k = 3, an aligned block at 49152 or above, on ::1. */
+Test(udp, defaults_v6)
+{
+	struct uet_addr a = lo(UET_AF_INET6);
+	struct uet_net *p = NULL, *q = NULL;
+	struct uet_net_msg tx, rx;
+	struct uet_udp_config d;
+
+	uet_udp_config_default(&d);
+	cr_assert_eq(d.entropy_bits, UET_UDP_ENTROPY_BITS_DEFAULT);
+	cr_assert_eq(d.ecn, UET_ECN_ECT0);
+	cr_assert(d.prefer_iana);
+	cr_assert_eq(uet_udp_open(&p, &a, NULL), 0, "%s",
+		     uet_udp_errstr(NULL));
+	cr_assert_eq(uet_udp_open(&q, &a, NULL), 0, "%s",
+		     uet_udp_errstr(NULL));
+	cr_assert_eq(p->local.port % 8, 0);
+	cr_assert_geq(p->local.port, UET_UDP_BLOCK_MIN);
+	cr_assert_eq(p->local.af, UET_AF_INET6);
+	cr_assert_eq(p->local.ip[15], 1);
+	cr_assert_neq(p->local.port, q->local.port);
+	tx_set(&tx, 0, 3, 1000, &q->local, 0x1234);
+	send_all(p, &tx, 1);
+	rx_init(&rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(q, &rx, 1, 0), 1);
+	cr_assert_eq(rx.info.entropy, p->local.port + 4);
+	cr_assert_eq(rx.info.src.port, p->local.port);
+	check_bytes(&rx);
+	p->ops->close(p);
+	q->ops->close(q);
+}
+
+Test(udp, errstr_and_stats_of_other_ports)
+{
+	static const struct uet_net_ops other = { .name = "other" };
+	struct uet_net n = { .ops = &other };
+	struct uet_udp_stats st;
+
+	memset(&st, 0xff, sizeof(st));
+	uet_udp_stats(&n, &st);
+	cr_assert_eq(st.sent, 0);
+	cr_assert_eq(st.bind_tries, 0);
+	cr_assert_str_eq(uet_udp_errstr(&n), "not a udp port");
+}
