@@ -1,0 +1,253 @@
+/* The engine's front door (include/uet/fep.h): owns the PDS and SES of one
+ * endpoint, demultiplexes received packets by PDS type, and hands out
+ * packets in priority order: NACKs, control (ACK, CLEAR, CP), resends due,
+ * then new packets from the PDCs whose window allows, round robin.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/fep.h"
+#include "uet/wire.h"
+
+#include "../pds/ini.h"
+#include "../pds/nack.h"
+#include "../pds/pds.h"
+#include "../pds/tgt.h"
+#include "../ses/ses.h"
+
+struct uet_fep {
+	struct uet_fep_config cfg;
+	struct uet_callbacks cb;
+	void *user;
+	struct uet_pds *pds;
+	struct uet_ses *ses;
+	struct uet_fep_stats st;
+	uet_time now;
+	bool busy;		/* inside a call: callbacks must not re-enter */
+};
+
+void uet_fep_config_default(struct uet_fep_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	/* IPv6 UDP payload of a 1500-byte Ethernet frame (1500 - 40 - 8). */
+	cfg->mtu = 1452;
+	cfg->max_msg_size = 1u << 30;
+	cfg->inject_size = 64;
+	cfg->tx_depth = 1024;
+	cfg->rx_depth = 1024;
+	cfg->unexp_max = 4u << 20;
+	cfg->pdc_max = 128;
+	cfg->rod = false;
+	cfg->window = 64;
+	/* 5 ms .. 1 s, 8 retries: a dead peer fails an operation after
+	 * 5+10+...+640+1000 ms, about 2.3 s (pds-behaviour §7.1). */
+	cfg->rto_min = 5 * UET_MSEC;
+	cfg->rto_max = 1 * UET_SEC;
+	cfg->max_retx = 8;
+	cfg->ack_delay = 250 * UET_USEC;
+	cfg->ack_every = 16;
+	cfg->pdc_idle = 1 * UET_SEC;
+	cfg->entropy_count = 16;
+	cfg->ecn = UET_ECN_ECT0;
+}
+
+static void fep_enter(struct uet_fep *fep, uet_time now)
+{
+	/* style §4.1: no re-entry from callbacks; time only moves on. */
+	assert(!fep->busy);
+	assert(now == UET_TIME_NONE || now >= fep->now);
+	fep->busy = true;
+	if (now != UET_TIME_NONE)
+		fep->now = now;
+}
+
+static void fep_leave(struct uet_fep *fep)
+{
+	fep->busy = false;
+}
+
+int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
+		 const struct uet_callbacks *cb, void *user, uet_time now)
+{
+	struct uet_fep *fep;
+	int rc;
+
+	if (!fepp || !cfg || !cb || !cb->complete || !cb->rand)
+		return UET_ERR_INVAL;
+	fep = calloc(1, sizeof(*fep));
+	if (!fep)
+		return UET_ERR_NOMEM;
+	fep->cfg = *cfg;
+	fep->cb = *cb;
+	fep->user = user;
+	fep->now = now;
+	rc = uet_pds_create(&fep->pds, &fep->cfg, &fep->cb, user, &fep->st,
+			    now);
+	if (rc) {
+		free(fep);
+		return rc;
+	}
+	fep->ses = uet_ses_create(&fep->cfg, &fep->cb, user, fep->pds);
+	if (!fep->ses) {
+		/* SES says NULL for a bad config or no memory. */
+		uet_pds_destroy(fep->pds);
+		free(fep);
+		return UET_ERR_INVAL;
+	}
+	uet_pds_attach(fep->pds, fep->ses);
+	*fepp = fep;
+	return 0;
+}
+
+void uet_fep_close(struct uet_fep *fep)
+{
+	if (!fep)
+		return;
+	assert(!fep->busy);
+	/* PDS first: it releases every packet without calling SES. */
+	uet_pds_destroy(fep->pds);
+	uet_ses_destroy(fep->ses);
+	free(fep);
+}
+
+void uet_fep_flush(struct uet_fep *fep)
+{
+	fep_enter(fep, UET_TIME_NONE);
+	uet_ses_flush(fep->ses);
+	fep_leave(fep);
+}
+
+int uet_fep_post(struct uet_fep *fep, const struct uet_op *op, uet_time now)
+{
+	int rc;
+
+	if (!op)
+		return UET_ERR_INVAL;
+	fep_enter(fep, now);
+	rc = uet_ses_post(fep->ses, op, now);
+	fep_leave(fep);
+	return rc;
+}
+
+int uet_fep_cancel(struct uet_fep *fep, void *context)
+{
+	int rc;
+
+	fep_enter(fep, UET_TIME_NONE);
+	rc = uet_ses_cancel(fep->ses, context);
+	fep_leave(fep);
+	return rc;
+}
+
+/* A decoded packet to the role that handles its PDS type. */
+static int fep_demux(struct uet_fep *fep, const struct uet_pkt_info *pi,
+		     const struct uet_pkt *p, uet_time now)
+{
+	switch (p->pds.type) {
+	case UET_PDS_RUD_REQ:
+	case UET_PDS_ROD_REQ:
+		return uet_tgt_rx_req(fep->pds, pi, p, now);
+	case UET_PDS_ACK:
+	case UET_PDS_ACK_CC:
+	case UET_PDS_ACK_CCX:
+		return uet_ini_rx_ack(fep->pds, pi, p, now);
+	case UET_PDS_NACK:
+	case UET_PDS_NACK_CCX:
+		return uet_nack_rx(fep->pds, pi, &p->pds, now);
+	case UET_PDS_CTRL:
+		return uet_pds_rx_ctrl(fep->pds, pi, &p->pds, now);
+	default:
+		/* RUDI, UUD and the CC request types are not spoken yet. */
+		fep->st.drop_other++;
+		return UET_ERR_INVAL;
+	}
+}
+
+int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
+		 const uint8_t *pkt, size_t len, uet_time now)
+{
+	struct uet_pkt p;
+	int rc;
+
+	if (!pi || (!pkt && len))
+		return UET_ERR_INVAL;
+	fep_enter(fep, now);
+	fep->st.rx_pkts++;
+	fep->st.rx_bytes += len;
+	if (fep->cb.trace)
+		fep->cb.trace(fep->user, 0, pi, pkt, len);
+	if (pi->trimmed) {
+		rc = uet_pds_rx_trimmed(fep->pds, pi, pkt, len, now);
+	} else {
+		rc = uet_pkt_decode(&p, pkt, len, 0);
+		if (rc < 0) {
+			/* Never trusted: dropped and counted (design.md). */
+			fep->st.drop_malformed++;
+		} else if (p.has_tss) {
+			/* TSS is not enabled on this fep. */
+			fep->st.drop_other++;
+			rc = UET_ERR_INVAL;
+		} else {
+			rc = fep_demux(fep, pi, &p, now);
+		}
+	}
+	fep_leave(fep);
+	return rc;
+}
+
+ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
+			uint8_t *buf, size_t cap, uet_time now)
+{
+	ssize_t n;
+
+	if (!pi || !buf || cap < fep->cfg.mtu)
+		return UET_ERR_INVAL;
+	fep_enter(fep, now);
+	/* Fixed-size packets are never more than mtu. */
+	cap = fep->cfg.mtu;
+	n = uet_nack_poll(fep->pds, pi, buf, cap, now);
+	if (!n)
+		n = uet_pds_poll_ctl(fep->pds, pi, buf, cap, now);
+	if (!n)
+		n = uet_pds_poll_retx(fep->pds, pi, buf, cap, now);
+	if (!n)
+		n = uet_pds_poll_new(fep->pds, pi, buf, cap, now);
+	if (n > 0) {
+		fep->st.tx_pkts++;
+		fep->st.tx_bytes += (uint64_t)n;
+		if (fep->cb.trace)
+			fep->cb.trace(fep->user, 1, pi, buf, (size_t)n);
+	}
+	fep_leave(fep);
+	return n;
+}
+
+uet_time uet_fep_next_timeout(const struct uet_fep *fep)
+{
+	return uet_pds_next_timeout(fep->pds);
+}
+
+int uet_fep_handle_timeout(struct uet_fep *fep, uet_time now)
+{
+	fep_enter(fep, now);
+	uet_pds_handle_timeout(fep->pds, now);
+	fep_leave(fep);
+	return 0;
+}
+
+size_t uet_fep_tx_left(const struct uet_fep *fep)
+{
+	return uet_ses_tx_left(fep->ses);
+}
+
+size_t uet_fep_rx_left(const struct uet_fep *fep)
+{
+	return uet_ses_rx_left(fep->ses);
+}
+
+void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st)
+{
+	*st = fep->st;
+	uet_ses_stats_fep(fep->ses, st);
+}

@@ -1,0 +1,302 @@
+/* ACKs (pds-behaviour §5): what triggers them, coalescing by ack_every and
+ * ack_delay, the response of the triggering PSN, SACK bitmaps over holes,
+ * ECN-CE -> flag M at once, the window, entropy spraying. */
+#include "test_util.h"
+
+#include "psn.h"
+
+TestSuite(ack, .fini = t_fini);
+
+/* 184-byte packets (12 PDS + 44 SES + 128) arrive 10 us apart. */
+#define PACED_RATE	(184u * 100000u)
+
+Test(ack, coalesced_every_n_packets)
+{
+	struct uet_mem_impair imp = { .rate = PACED_RATE };
+	struct uet_fep_config c = t_cfg();
+	uint32_t p0;
+	size_t i, n = 0;
+
+	c.ack_every = 4;
+	c.ack_delay = 10 * UET_MSEC;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t_impair(1, &imp);
+	t_send(0, 1, 16 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node != 1 || !t_is_ack(e))
+			continue;
+		/* ACKs at packets 4, 8, 12, 16, each about its trigger. */
+		cr_assert_eq(e->p.pds.ack.cack_psn, p0 + 4 * n + 3,
+			     "ACK %zu cack %u", n, e->p.pds.ack.cack_psn - p0);
+		cr_assert_eq(t_ack_psn(e), p0 + 4 * n + 3);
+		n++;
+	}
+	cr_assert_eq(n, 4, "%zu ACKs for 16 packets, ack_every 4", n);
+}
+
+Test(ack, delayed_ack_after_ack_delay)
+{
+	struct uet_mem_impair imp = { .drop_mask = 1u << 2 };
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *ack;
+	uet_time t0;
+	uint32_t p0;
+
+	c.ack_delay = 300 * UET_USEC;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t_impair(1, &imp);	/* the EOM packet (with AR) is lost */
+	t0 = T.h.now;
+	t_send(0, 1, 3 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
+	ack = t_nth(1, 0, 0);
+	cr_assert_not_null(ack);
+	cr_assert_eq(ack->t, t0 + c.ack_delay, "first ACK at +%lu ns",
+		     (unsigned long)(ack->t - t0));
+	cr_assert_eq(ack->p.pds.ack.cack_psn, p0 + 1);
+	cr_assert_eq(ack->p.pds.type, UET_PDS_ACK, "no hole, plain ACK");
+}
+
+Test(ack, carries_response_of_trigger)
+{
+	const struct tlog *ack, *req;
+	struct uet_ses *tx;
+
+	t_init(2, NULL, NULL);
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	req = t_nth(0, UET_PDS_RUD_REQ, 0);
+	ack = t_nth(1, 0, 0);
+	cr_assert_eq(t_ack_psn(ack), req->p.pds.req.psn);
+	cr_assert_eq(ack->p.pds.next_hdr, UET_NH_RSP);
+	cr_assert(ack->p.has_rsp);
+	cr_assert_eq(ack->p.rsp.opcode, UET_SES_RESPONSE);
+	cr_assert_eq(ack->p.rsp.message_id, req->p.req.message_id);
+	tx = t_ses(0);
+	cr_assert_eq(tx->msgs[0].rsps, 1, "SES did not get the response");
+	cr_assert_eq(tx->msgs[0].last_len, T_SEG);
+}
+
+Test(ack, sack_reports_holes)
+{
+	struct uet_mem_impair imp = { .drop_mask = (1u << 1) | (1u << 3) };
+	const struct tlog *eom_ack = NULL, *last_ack;
+	uint32_t p0;
+	size_t i;
+
+	t_init(2, NULL, NULL);
+	t_establish(0, 1);
+	t_impair(1, &imp);
+	t_send(0, 1, 8 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node == 1 && t_is_ack(e) && t_ack_psn(e) == p0 + 7) {
+			eom_ack = e;
+			break;
+		}
+	}
+	cr_assert_not_null(eom_ack, "the EOM packet was not ACKed");
+	cr_assert_eq(eom_ack->p.pds.type, UET_PDS_ACK_CC);
+	cr_assert_eq(eom_ack->p.pds.ack.cack_psn, p0);
+	cr_assert_eq(eom_ack->p.pds.ack.sack_psn_offset, 1);
+	/* bit i <-> p0 + 1 + i: 1 and 3 missing, 2 and 4..7 here */
+	cr_assert_eq(eom_ack->p.pds.ack.sack_bitmap, 0x7Aull, "bitmap 0x%lx",
+		     (unsigned long)eom_ack->p.pds.ack.sack_bitmap);
+	cr_assert_eq(eom_ack->p.pds.ack.mpr, 8, "MP_RANGE 1024 = mpr 8");
+	cr_assert_eq(eom_ack->p.pds.ack.cc_type, UET_CC_NSCC);
+	/* Exactly the two holes were resent, nothing SACKed. */
+	cr_assert_eq(t_reqs(0), 10);
+	cr_assert_eq(t_stats(0).retx_rto, 2);
+	cr_assert_geq(t_stats(1).sack_gaps, 2);
+	last_ack = t_last(1, UET_PDS_ACK);
+	cr_assert_not_null(last_ack);
+	cr_assert_eq(last_ack->p.pds.ack.cack_psn, p0 + 7);
+	cr_assert_not_null(t_last(1, UET_PDS_ACK_CC));
+	cr_assert_eq(t_last(1, UET_PDS_ACK_CC)->t <= last_ack->t, true,
+		     "holes closed, yet an ACK_CC came last");
+}
+
+Test(ack, ecn_ce_acked_at_once_with_m)
+{
+	struct uet_mem_impair imp = { .mark_mask = 1u << 1,
+				      .rate = PACED_RATE };
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *req1 = NULL, *m_ack = NULL;
+	size_t i;
+
+	c.ack_delay = 10 * UET_MSEC;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	cr_assert_eq(t_count(1, 0, UET_PDS_F_M), 0);
+	t_impair(1, &imp);
+	t_send(0, 1, 4 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	req1 = t_nth(0, UET_PDS_RUD_REQ, 1);
+	cr_assert_not(req1->p.pds.flags & UET_PDS_F_AR);
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 1 && t_is_ack(&T.log[i]) &&
+		    (T.log[i].p.pds.flags & UET_PDS_F_M))
+			m_ack = m_ack ? m_ack : &T.log[i];
+	cr_assert_not_null(m_ack, "no ACK with M");
+	cr_assert_eq(t_ack_psn(m_ack), req1->p.pds.req.psn);
+	cr_assert_eq(m_ack->t, req1->t + 2 * 10 * UET_USEC,
+		     "the CE packet waited for its ACK");
+	cr_assert_eq(t_count(1, 0, UET_PDS_F_M), 1, "M stuck to later ACKs");
+}
+
+Test(ack, window_bounds_packets_in_flight)
+{
+	struct uet_mem_impair imp = { .delay = 1 * UET_MSEC };
+	struct uet_fep_config c = t_cfg();
+	uet_time first_ack_in;
+	size_t i, early = 0;
+
+	c.window = 5;	/* the ring holds 8: the window must be what stops */
+	c.rto_min = 10 * UET_MSEC;
+	c.rto_max = 100 * UET_MSEC;
+	t_init(2, &c, NULL);
+	t_impair(0, &imp);
+	t_impair(1, &imp);
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T_LIMIT);
+	t_check_delivery(0, 1);
+	first_ack_in = t_nth(1, 0, 0)->t + imp.delay;
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && t_is_req(&T.log[i]) &&
+		    T.log[i].t < first_ack_in)
+			early++;
+	cr_assert_eq(early, 5, "%zu packets before the first ACK", early);
+	cr_assert_not(t_nth(0, UET_PDS_RUD_REQ, 3)->p.pds.flags & UET_PDS_F_AR);
+	cr_assert(t_nth(0, UET_PDS_RUD_REQ, 4)->p.pds.flags & UET_PDS_F_AR,
+		  "the packet that fills the window asks for an ACK");
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+}
+
+Test(ack, rud_sprays_entropy)
+{
+	struct uet_fep_config c = t_cfg();
+	bool seen[16] = { false };
+	unsigned i, distinct = 0;
+
+	c.entropy_count = 16;
+	t_init(2, &c, NULL);
+	t_send(0, 1, 32 * T_SEG);
+	t_run_done(T_LIMIT);
+	for (i = 0; i < 32; i++) {
+		uint16_t e = t_nth(0, UET_PDS_RUD_REQ, i)->pi.entropy;
+
+		cr_assert_lt(e, 16);
+		if (!seen[e])
+			distinct++;
+		seen[e] = true;
+	}
+	cr_assert_eq(distinct, 16, "RUD used %u of 16 paths", distinct);
+}
+
+Test(ack, duplicate_gets_default_response)
+{
+	struct uet_mem_impair imp = { .dup_mask = 1 };
+	const struct tlog *e;
+	size_t i, defaults = 0;
+
+	t_init(2, NULL, NULL);
+	t_establish(0, 1);
+	t_impair(1, &imp);
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(1).dup_rx, 1);
+	for (i = 0; i < T.nlog; i++) {
+		e = &T.log[i];
+		if (e->node == 1 && t_is_ack(e) && e->p.has_rsp &&
+		    e->p.rsp.opcode == UET_SES_DEFAULT_RESPONSE)
+			defaults++;
+	}
+	cr_assert_eq(defaults, 1);
+	cr_assert_eq(t_ses(1)->rx_pkts, 2, "SES saw the duplicate");
+}
+
+Test(ack, last_packet_of_message_asks_for_ack)
+{
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *ack;
+	uet_time t0;
+
+	c.ack_delay = 10 * UET_MSEC;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t0 = T.h.now;
+	t_send(0, 1, 3 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_not(t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.flags & UET_PDS_F_AR);
+	cr_assert_not(t_nth(0, UET_PDS_RUD_REQ, 1)->p.pds.flags & UET_PDS_F_AR);
+	cr_assert(t_nth(0, UET_PDS_RUD_REQ, 2)->p.pds.flags & UET_PDS_F_AR);
+	ack = t_nth(1, 0, 0);
+	cr_assert_eq(ack->t, t0, "the ACK waited %lu ns",
+		     (unsigned long)(ack->t - t0));
+	cr_assert_eq(t_ack_psn(ack),
+		     t_nth(0, UET_PDS_RUD_REQ, 2)->p.pds.req.psn);
+	cr_assert_eq(T.last_at[0], t0, "completion waited for ack_delay");
+}
+
+/* The first ACK of a PDC is an ACK_CC: its mpr (1024 PSNs) lets the
+ * initiator use a window above the 128 PSNs it assumes before. */
+Test(ack, first_ack_advertises_mp_range)
+{
+	struct uet_mem_impair imp = { .delay = 1 * UET_MSEC };
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *first;
+	size_t i, early = 0;
+	uet_time t0;
+
+	c.window = 200;
+	c.rto_min = 20 * UET_MSEC;
+	c.rto_max = 100 * UET_MSEC;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t_impair(0, &imp);
+	t_impair(1, &imp);
+	first = NULL;
+	t0 = T.h.now;
+	t_send(0, 1, 200 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && t_is_req(&T.log[i]) &&
+		    T.log[i].t == t0)
+			early++;
+	cr_assert_eq(early, 200, "%zu sent at once: MPR not learned", early);
+	/* Later ACKs without holes are plain. */
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 1 && t_is_ack(&T.log[i]))
+			first = first ? first : &T.log[i];
+	cr_assert_not_null(first);
+	cr_assert_eq(first->p.pds.type, UET_PDS_ACK);
+}
+
+Test(ack, syn_ack_is_ack_cc_with_mpr)
+{
+	const struct tlog *a;
+
+	t_init(2, NULL, NULL);
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	a = t_nth(1, 0, 0);
+	cr_assert_eq(a->p.pds.type, UET_PDS_ACK_CC);
+	cr_assert_eq(a->p.pds.ack.mpr, 8);
+	cr_assert_eq(a->p.pds.ack.sack_bitmap, 0);
+}

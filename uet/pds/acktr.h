@@ -1,0 +1,105 @@
+/* Receive side of a target PDC: which request PSNs arrived, the
+ * cumulative ACK (CACK), the SACK bitmap, guaranteed-delivery responses
+ * kept until CLEAR, and the pending (coalesced) ACK.
+ *
+ * PSNs tracked are (cack, cack + UET_ACKTR_RANGE], one bit each in a ring
+ * indexed by psn & (RANGE - 1). CACK moves over PSNs that arrived unless
+ * one holds a guaranteed response not yet covered by CLEAR_PSN
+ * (pds-behaviour §5.3, §6).
+ */
+#ifndef UET_PDS_ACKTR_H
+#define UET_PDS_ACKTR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uet/time.h"
+#include "uet/wire.h"
+
+#include "psn.h"
+
+/* MP_RANGE we track and advertise: mpr = RANGE / 128 (wire-format §4.3,
+ * REF encoding). A power of two, at most 4096 (12-bit psn_offset). */
+#define UET_ACKTR_RANGE		1024u
+#define UET_ACKTR_MPR_UNIT	128u
+#define UET_ACKTR_WORDS		(UET_ACKTR_RANGE / 64)
+
+/* A guaranteed-delivery SES response kept for resending (§6). */
+struct uet_gtd {
+	struct uet_gtd *next;
+	uint32_t psn;
+	bool resend;		/* its ACK is to be (re)sent */
+	uint8_t flags;		/* ACK flags (M, RETX) */
+	uint16_t entropy;	/* echoed from the request */
+	struct uet_ses_rsp rsp;
+};
+
+/* Fixed pool of gtd slots, shared by the PDCs of a fep. */
+struct uet_gtd_pool {
+	struct uet_gtd *slots;
+	struct uet_gtd *free;
+	unsigned nfree;
+};
+
+enum uet_acktr_class {
+	UET_ACKTR_NEW,		/* deliver to SES */
+	UET_ACKTR_DUP,		/* arrived before: re-ACK */
+	UET_ACKTR_OOR,		/* outside the window: NACK PSN_OOR_WINDOW */
+	UET_ACKTR_OOO,		/* ROD, ahead of the expected: NACK ROD_OOO */
+};
+
+struct uet_acktr {
+	uint64_t *bits;		/* UET_ACKTR_WORDS words */
+	uint32_t start;		/* Start_PSN */
+	uint32_t cack;
+	uint32_t max;		/* highest PSN received (if above cack) */
+	uint32_t clear;		/* highest CLEAR_PSN heard (monotonic) */
+	uint32_t rod_nacked;	/* ROD: expected PSN last NACKed ROD_OOO */
+	bool mpr_told;		/* an ACK_CC told the initiator our MPR */
+	struct uet_gtd *gtd;	/* kept responses, ascending PSN */
+
+	/* The next regular ACK (built when it is sent). */
+	uint32_t ack_psn;
+	bool ack_has_rsp;
+	struct uet_ses_rsp ack_rsp;
+	uint8_t ack_flags;	/* UET_PDS_F_M, UET_PDS_F_RETX */
+	uint16_t ack_entropy;
+	unsigned unacked;	/* new packets since the last ACK */
+	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
+};
+
+int uet_acktr_pool_init(struct uet_gtd_pool *pool, unsigned n);
+void uet_acktr_pool_fini(struct uet_gtd_pool *pool);
+
+void uet_acktr_init(struct uet_acktr *a, uint64_t *bits, uint32_t start);
+/* Return every kept response to the pool. */
+void uet_acktr_release(struct uet_acktr *a, struct uet_gtd_pool *pool);
+
+enum uet_acktr_class uet_acktr_classify(const struct uet_acktr *a,
+					uint32_t psn, bool rod);
+/* ROD: the only PSN accepted as new. */
+uint32_t uet_acktr_expected(const struct uet_acktr *a);
+bool uet_acktr_has(const struct uet_acktr *a, uint32_t psn);
+/* Record a new PSN (classified NEW); true when it filled a hole below the
+ * highest PSN received. */
+bool uet_acktr_mark(struct uet_acktr *a, uint32_t psn);
+/* Move CACK as far as the rules allow; returns how far it moved. */
+uint32_t uet_acktr_advance(struct uet_acktr *a);
+/* Apply a CLEAR_PSN (ignored unless newer and at most the highest PSN
+ * seen), free what it covers, advance; returns how far CACK moved. */
+uint32_t uet_acktr_clear(struct uet_acktr *a, struct uet_gtd_pool *pool,
+			 uint32_t clear_psn);
+/* Keep rsp for psn; NULL when the pool is empty. */
+struct uet_gtd *uet_acktr_keep(struct uet_acktr *a, struct uet_gtd_pool *pool,
+			       uint32_t psn, const struct uet_ses_rsp *rsp);
+struct uet_gtd *uet_acktr_gtd(const struct uet_acktr *a, uint32_t psn);
+/* True when a PSN above CACK arrived: the ACK then carries a SACK. */
+bool uet_acktr_holes(const struct uet_acktr *a);
+/* SACK bitmap from base cack + 1 (bit i <-> PSN cack + 1 + i); *gaps gets
+ * the PSNs missing below the highest one reported. */
+uint64_t uet_acktr_sack(const struct uet_acktr *a, unsigned *gaps);
+/* Treat everything up to psn as received and cleared (CLOSE, §3.4). */
+void uet_acktr_close(struct uet_acktr *a, struct uet_gtd_pool *pool,
+		     uint32_t psn);
+
+#endif

@@ -1,0 +1,204 @@
+/* PDC close (pds-behaviour §3.4): the initiator's CLOSE after pdc_idle,
+ * its ACK, a lost ACK of the CLOSE, SES keeping a PDC busy, CLOSE_REQ, the
+ * target reaping a vanished initiator, the initiator's pool running out. */
+#include "test_util.h"
+
+#include "psn.h"
+
+TestSuite(close, .fini = t_fini);
+
+static struct uet_fep_config close_cfg(void)
+{
+	struct uet_fep_config c = t_cfg();
+
+	c.pdc_idle = 10 * UET_MSEC;
+	return c;
+}
+
+Test(close, idle_pdc_closed_by_handshake)
+{
+	struct uet_fep_config c = close_cfg();
+	const struct tlog *close, *ack = NULL, *last_req;
+	uet_time t_done;
+	size_t i;
+
+	t_init(2, &c, NULL);
+	t_send(0, 1, 3 * T_SEG);
+	t_run_done(T_LIMIT);
+	t_done = T.h.now;
+	t_run_quiet(T.h.now + 1 * UET_SEC);
+	last_req = t_nth(0, UET_PDS_RUD_REQ, 2);
+	close = t_nth(0, UET_PDS_CTRL, 0);
+	cr_assert_not_null(close, "no CLOSE");
+	cr_assert_eq(close->p.pds.next_hdr, UET_CTL_CLOSE);
+	cr_assert(close->p.pds.flags & UET_PDS_F_AR);
+	cr_assert_eq(close->p.pds.ctrl.psn, last_req->p.pds.req.psn + 1,
+		     "CLOSE takes a fresh PSN");
+	cr_assert_eq(close->t, t_done + c.pdc_idle);
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 1 && t_is_ack(&T.log[i]) &&
+		    t_ack_psn(&T.log[i]) == close->p.pds.ctrl.psn)
+			ack = &T.log[i];
+	cr_assert_not_null(ack, "CLOSE not acknowledged");
+	cr_assert_eq(ack->p.pds.next_hdr, UET_NH_NONE);
+	cr_assert_eq(ack->p.pds.ack.cack_psn, close->p.pds.ctrl.psn);
+	/* Both sides let go; SES heard of it once on each side. */
+	cr_assert_eq(t_stats(0).pdc_closed, 1);
+	cr_assert_eq(t_stats(1).pdc_closed, 1);
+	cr_assert_eq(t_ses(0)->pdc_closes, 1);
+	cr_assert_eq(t_ses(1)->pdc_closes, 1);
+	cr_assert_eq(t_ses(0)->pdc_bad_close + t_ses(1)->pdc_bad_close, 0);
+	cr_assert_eq(uet_fep_next_timeout(T.h.node[0].fep), UET_TIME_NONE);
+	cr_assert_eq(uet_fep_next_timeout(T.h.node[1].fep), UET_TIME_NONE);
+}
+
+Test(close, next_message_opens_a_new_pdc)
+{
+	struct uet_fep_config c = close_cfg();
+	const struct tlog *a, *b;
+	uint32_t sa, sb;
+
+	t_init(2, &c, NULL);
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	t_run_quiet(T.h.now + 1 * UET_SEC);
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	a = t_nth(0, UET_PDS_RUD_REQ, 0);
+	b = t_nth(0, UET_PDS_RUD_REQ, 1);
+	cr_assert(b->p.pds.flags & UET_PDS_F_SYN, "new PDC without SYN");
+	cr_assert_neq(a->p.pds.req.spdcid, b->p.pds.req.spdcid);
+	sa = a->p.pds.req.psn - a->p.pds.req.psn_offset;
+	sb = b->p.pds.req.psn - b->p.pds.req.psn_offset;
+	cr_assert_neq(sa, sb, "same Start_PSN twice");
+	cr_assert_eq(t_stats(0).pdc_open, 2);
+	cr_assert_eq(t_stats(1).pdc_open, 2);
+}
+
+static uint32_t close_psn;
+
+static bool drop_first_close_ack(const struct tlog *e)
+{
+	static bool done;
+
+	if (e->node == 0 && e->p.pds.type == UET_PDS_CTRL &&
+	    e->p.pds.next_hdr == UET_CTL_CLOSE)
+		close_psn = e->p.pds.ctrl.psn;
+	if (!done && e->node == 1 && t_is_ack(e) && close_psn &&
+	    t_ack_psn(e) == close_psn) {
+		done = true;
+		return true;
+	}
+	return false;
+}
+
+Test(close, lost_close_ack_is_regenerated)
+{
+	struct uet_fep_config c = close_cfg();
+	size_t closes = 0, i;
+
+	t_init(2, &c, NULL);
+	T.drop = drop_first_close_ack;
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	t_run_quiet(T.h.now + 1 * UET_SEC);
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && T.log[i].p.pds.type == UET_PDS_CTRL &&
+		    T.log[i].p.pds.next_hdr == UET_CTL_CLOSE) {
+			cr_assert_eq(!!(T.log[i].p.pds.flags & UET_PDS_F_RETX),
+				     closes > 0);
+			closes++;
+		}
+	cr_assert_eq(closes, 2);
+	cr_assert_eq(T.h.hook_drops, 1);
+	cr_assert_eq(t_stats(0).pdc_closed, 1);
+	cr_assert_eq(t_stats(0).pdc_failed, 0);
+	cr_assert_eq(t_stats(1).dup_rx, 0);
+}
+
+Test(close, busy_ses_defers_close)
+{
+	struct uet_fep_config c = close_cfg();
+
+	t_init(2, &c, NULL);
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	t_ses(0)->force_busy = true;
+	t_run_quiet(T.h.now + 100 * UET_MSEC);
+	cr_assert_eq(t_count(0, UET_PDS_CTRL, 0), 0, "closed a busy PDC");
+	t_ses(0)->force_busy = false;
+	t_run_quiet(T.h.now + 1 * UET_SEC);
+	cr_assert_eq(t_count(0, UET_PDS_CTRL, 0), 1);
+	cr_assert_eq(t_stats(0).pdc_closed, 1);
+}
+
+Test(close, target_reaps_vanished_initiator)
+{
+	struct uet_fep_config c = close_cfg();
+	uet_time t_last;
+
+	t_init(2, &c, NULL);
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	t_last = T.h.now;
+	uet_harness_kill(&T.h, 0);
+	t_run_quiet(T.h.now + 10 * UET_SEC);
+	cr_assert_eq(t_stats(1).pdc_closed, 1);
+	cr_assert_eq(t_ses(1)->pdc_closes, 1);
+	/* Not before the initiator would have closed and given up. */
+	cr_assert_geq(T.h.now, t_last + c.pdc_idle);
+	cr_assert_eq(uet_fep_next_timeout(T.h.node[1].fep), UET_TIME_NONE);
+}
+
+Test(close, close_req_from_target)
+{
+	struct uet_fep_config c = t_cfg();
+	struct uet_pkt_info pi;
+	struct uet_pkt pkt;
+	struct t_pdc p;
+	const struct tlog *ack, *close;
+	uint8_t buf[64];
+	int n;
+
+	c.pdc_idle = 10 * UET_SEC;
+	t_init(2, &c, NULL);
+	p = t_establish_ids(0, 1);
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.pds.type = UET_PDS_CTRL;
+	pkt.pds.next_hdr = UET_CTL_CLOSE_REQ;
+	pkt.pds.flags = UET_PDS_F_AR;
+	pkt.pds.ctrl.psn = 777;
+	pkt.pds.ctrl.spdcid = p.tid;
+	pkt.pds.ctrl.dpdcid = p.iid;
+	n = uet_pkt_encode(buf, sizeof(buf), &pkt);
+	cr_assert_gt(n, 0);
+	pi = t_pi_from(1, 0);
+	cr_assert_eq(uet_harness_inject(&T.h, 0, &pi, buf, (size_t)n), 0);
+	t_run_quiet(T.h.now + 1 * UET_SEC);
+	ack = t_nth(0, UET_PDS_ACK, 0);
+	cr_assert_not_null(ack);
+	cr_assert_eq(ack->p.pds.ack.cack_psn, 777);
+	close = t_nth(0, UET_PDS_CTRL, 0);
+	cr_assert_not_null(close, "no CLOSE after CLOSE_REQ");
+	cr_assert_eq(close->p.pds.next_hdr, UET_CTL_CLOSE);
+	cr_assert_lt(close->t, 10 * UET_MSEC + ack->t, "waited for pdc_idle");
+	cr_assert_eq(t_stats(0).pdc_closed, 1);
+}
+
+Test(close, initiator_pool_exhausted_waits_for_a_slot)
+{
+	struct uet_fep_config c = t_cfg();
+
+	c.pdc_max = 1;
+	c.pdc_idle = 10 * UET_SEC;	/* only the waiting peer closes it */
+	t_init(3, &c, NULL);
+	t_send(0, 1, 4 * T_SEG);
+	t_send(0, 2, 4 * T_SEG);
+	t_run_done(T_LIMIT);
+	t_check_delivery(0, 1);
+	t_check_delivery(0, 2);
+	cr_assert_eq(t_ses(0)->pdc_peak, 1);
+	cr_assert_eq(t_stats(0).pdc_closed, 1, "the first PDC never closed");
+	cr_assert_lt(T.h.now, 1 * UET_SEC, "waited for pdc_idle");
+}

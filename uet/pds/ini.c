@@ -1,0 +1,584 @@
+/* Initiator role of a PDC (see ini.h). */
+#include <assert.h>
+#include <string.h>
+
+#include "uet/err.h"
+
+#include "ini.h"
+#include "pds.h"
+
+static bool ini_active(const struct uet_pdc *pdc)
+{
+	return pdc->state == UET_PDC_SYN || pdc->state == UET_PDC_EST ||
+	       pdc->state == UET_PDC_CLOSING;
+}
+
+/* e leaves the flight (acknowledged, arrived, lost or to be resent). */
+static void ent_land(struct uet_pdc *pdc, struct uet_rtb_ent *e)
+{
+	if (e->fl & UET_RTB_FLIGHT) {
+		e->fl &= ~UET_RTB_FLIGHT;
+		pdc->cc.inflight--;
+	}
+}
+
+static void ent_undue(struct uet_pdc *pdc, struct uet_rtb_ent *e)
+{
+	if (e->fl & (UET_RTB_DUE | UET_RTB_ACKREQ)) {
+		e->fl &= ~(UET_RTB_DUE | UET_RTB_ACKREQ);
+		pdc->rtb.ndue--;
+	}
+}
+
+static void ent_due(struct uet_pds *pds, struct uet_pdc *pdc,
+		    struct uet_rtb_ent *e, uint8_t what)
+{
+	assert(!(e->fl & (UET_RTB_DUE | UET_RTB_ACKREQ)));
+	e->fl |= what;
+	pdc->rtb.ndue++;
+	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
+	uet_pdc_want_retx(pds, pdc);
+}
+
+/* The ACK for psn arrived: tell SES (rsp NULL: cumulative, §5.4 step 3). */
+static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		      const struct uet_ses_rsp *rsp, uet_time now)
+{
+	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
+
+	ent_land(pdc, e);
+	ent_undue(pdc, e);
+	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
+	e->fl |= UET_RTB_ACKED;
+	if (!(e->fl & UET_RTB_CLOSE))
+		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, rsp, now);
+}
+
+static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	unsigned i, n = 0;
+
+	for (i = 0; i < 64; i++) {
+		uint32_t psn = base + i;
+		struct uet_rtb_ent *e;
+
+		if (!(map >> i & 1) || !uet_rtb_holds(rtb, psn))
+			continue;
+		e = uet_rtb_get(rtb, psn);
+		if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED))
+			continue;
+		/* Arrived: no resend; a pending one is cancelled. */
+		e->fl |= UET_RTB_SACKED;
+		ent_land(pdc, e);
+		ent_undue(pdc, e);
+		n++;
+	}
+	return n;
+}
+
+int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		   const struct uet_pkt *p, uet_time now)
+{
+	const struct uet_pds_hdr *h = &p->pds;
+	const struct uet_pds_ack *a = &h->ack;
+	uint8_t req = h->flags & UET_PDS_F_REQ_MASK;
+	struct uet_pdc *pdc;
+	struct uet_rtb *rtb;
+	uint32_t cack, ack_psn, psn;
+	unsigned n = 0;
+
+	/* §5.4 step 1: the PDC, its peer, the PSNs. */
+	pdc = uet_pdc_find_id(pds, a->dpdcid);
+	if (!pdc || !pdc->ref.initiator || !ini_active(pdc) ||
+	    !uet_addr_equal(&pdc->ref.peer, &pi->src) || !a->spdcid ||
+	    (pdc->state != UET_PDC_SYN && a->spdcid != pdc->rid)) {
+		pds->st->drop_pdc++;
+		return UET_ERR_INVAL;
+	}
+	if (h->flags & UET_PDS_F_P) {
+		/* We send no PROBE: nothing this could answer. */
+		pds->st->drop_other++;
+		return UET_ERR_INVAL;
+	}
+	rtb = &pdc->rtb;
+	cack = a->cack_psn;
+	ack_psn = cack + (uint32_t)(int32_t)a->ack_psn_offset;
+	if (uet_psn_ge(cack, rtb->next) || uet_psn_ge(ack_psn, rtb->next) ||
+	    uet_psn_lt(cack, rtb->start - 1)) {
+		pds->st->drop_psn++;
+		return UET_ERR_INVAL;
+	}
+	pds->st->acks_rx++;
+	if (pdc->state == UET_PDC_SYN) {
+		/* §3.2: the first ACK names the target's PDC. */
+		pdc->rid = a->spdcid;
+		pdc->state = UET_PDC_EST;
+	}
+	pdc->last_act = now;
+
+	/* Step 2: ACK_PSN gets the response (once). */
+	if (uet_rtb_holds(rtb, ack_psn) &&
+	    !(uet_rtb_get(rtb, ack_psn)->fl & UET_RTB_ACKED)) {
+		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &p->rsp : NULL, now);
+		n++;
+	}
+	if (req == UET_PDS_F_REQ_CLEAR)
+		rtb->clear_want = uet_psn_max(rtb->clear_want, ack_psn);
+	else if (req == UET_PDS_F_REQ_CLOSE)
+		pdc->close_wanted = true;
+	/* Step 3: everything up to CACK, without a response. */
+	for (psn = rtb->base; uet_psn_le(psn, cack); psn++) {
+		if (!(uet_rtb_get(rtb, psn)->fl & UET_RTB_ACKED)) {
+			ini_acked(pds, pdc, psn, NULL, now);
+			n++;
+		}
+	}
+	/* Step 4: MPR from the newest CACK, then SACK. */
+	if (uet_psn_ge(cack, rtb->peer_cack)) {
+		rtb->peer_cack = cack;
+		if (h->type != UET_PDS_ACK && a->mpr)
+			rtb->peer_range = (uint32_t)a->mpr * UET_ACKTR_MPR_UNIT;
+	}
+	if (h->type != UET_PDS_ACK)
+		n += ini_sack(pdc, cack + (uint32_t)(int32_t)a->sack_psn_offset,
+			      a->sack_bitmap);
+	/* Step 5: slide. */
+	uet_rtb_slide(rtb);
+	if (n)
+		pdc->cc.ops->on_ack(&pdc->cc, n, h->flags & UET_PDS_F_M, now);
+
+	/* Step 6 (§6): CLEAR once every ACK up to the one asking arrived. */
+	if (uet_psn_gt(rtb->clear_want, rtb->clear_sent) &&
+	    uet_psn_ge(rtb->base - 1, rtb->clear_want))
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CLEAR);
+
+	/* Step 7: the ACK of our CLOSE ends the PDC. */
+	if (pdc->state == UET_PDC_CLOSING && rtb->base == rtb->next) {
+		uet_pdc_free(pds, pdc);
+		return 0;
+	}
+	if (pdc->tx_want)
+		uet_pdc_want_tx(pds, pdc);
+	uet_pdc_rearm(pds, pdc);
+	return 0;
+}
+
+int uet_ini_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
+		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
+		    uet_time now)
+{
+	switch (h->next_hdr) {
+	case UET_CTL_CLOSE_REQ:
+		/* §3.4: acknowledge, take no new message, CLOSE once
+		 * drained. */
+		pdc->close_wanted = true;
+		pdc->cr_psn = h->ctrl.psn;
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CRACK);
+		break;
+	case UET_CTL_CLEAR_REQ:
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CLEAR);
+		break;
+	default:
+		/* No return direction yet: ACK_REQ, CLOSE... make no sense
+		 * at an initiator; PROBE and credit CPs are not supported. */
+		uet_nack_queue(pds, pi, UET_NACK_UNEXP_EVENT, h->ctrl.psn,
+			       pdc->lid, h->ctrl.spdcid, h->flags, 0);
+		pds->st->drop_other++;
+		return UET_ERR_INVAL;
+	}
+	pdc->last_act = now;
+	uet_pdc_rearm(pds, pdc);
+	return 0;
+}
+
+/* Idle: nothing in flight or queued, no control work. */
+static bool ini_idle(const struct uet_pdc *pdc)
+{
+	return (pdc->state == UET_PDC_EST || pdc->state == UET_PDC_SYN) &&
+	       !uet_rtb_used(&pdc->rtb) && !pdc->tx_want && !pdc->ctl;
+}
+
+/* Close as soon as idle: the peer asked, or another peer waits for a
+ * slot of the pool. */
+static bool ini_close_now(const struct uet_pds *pds, const struct uet_pdc *pdc)
+{
+	return pdc->close_wanted || pds->nwaiting;
+}
+
+uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	uet_time t = uet_rtb_next_timer(&pdc->rtb), idle;
+
+	if (ini_idle(pdc) && (ini_close_now(pds, pdc) || pds->cfg.pdc_idle)) {
+		idle = ini_close_now(pds, pdc) ? pdc->last_act :
+					   pdc->last_act + pds->cfg.pdc_idle;
+		if (idle < t)
+			t = idle;
+	}
+	return t;
+}
+
+/* §3.4: CLOSE CP with a fresh PSN and AR, tracked like data. */
+static void ini_close(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	struct uet_rtb_ent *e;
+
+	if (pdc->rtb.next == pdc->rtb.start) {
+		/* Never sent anything: the target does not know us. */
+		uet_pdc_free(pds, pdc);
+		return;
+	}
+	e = uet_rtb_add(&pdc->rtb);
+	assert(e);
+	e->fl |= UET_RTB_CLOSE;
+	pdc->close_psn = pdc->rtb.next - 1;
+	pdc->state = UET_PDC_CLOSING;
+	pdc->last_act = now;
+	ent_due(pds, pdc, e, UET_RTB_DUE);
+}
+
+void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uint32_t psn;
+
+	if (uet_rtb_next_timer(rtb) <= now) {
+		for (psn = rtb->base; psn != rtb->next; psn++) {
+			struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
+
+			if ((e->fl & UET_RTB_ACKED) || e->rto_at > now)
+				continue;
+			if (e->backoff) {
+				/* A NACK's pause is over: not a loss. */
+				e->backoff = false;
+				ent_due(pds, pdc, e, UET_RTB_DUE);
+				continue;
+			}
+			/* §7.1: bounded retries, then close in error. */
+			if (e->retx >= pds->cfg.max_retx) {
+				uet_pdc_fail(pds, pdc, 0);
+				return;
+			}
+			e->retx++;
+			if (e->fl & UET_RTB_SACKED) {
+				/* It arrived; only its ACK is missing. */
+				ent_due(pds, pdc, e, UET_RTB_ACKREQ);
+				continue;
+			}
+			if (e->fl & UET_RTB_FLIGHT)
+				pdc->cc.ops->on_loss(&pdc->cc, true, now);
+			ent_land(pdc, e);
+			ent_due(pds, pdc, e, UET_RTB_DUE);
+		}
+	}
+	if (!ini_idle(pdc) ||
+	    (!ini_close_now(pds, pdc) &&
+	     (!pds->cfg.pdc_idle || now < pdc->last_act + pds->cfg.pdc_idle)))
+		return;
+	if (uet_ses_pdc_busy(pds->ses, &pdc->ref)) {
+		/* A message is still being put together: look again
+		 * later. */
+		pdc->last_act = now;
+		if (ini_close_now(pds, pdc))
+			pdc->last_act = now + pds->cfg.rto_min;
+		return;
+	}
+	ini_close(pds, pdc, now);
+}
+
+bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	const struct uet_rtb *rtb = &pdc->rtb;
+
+	(void)pds;
+	if ((pdc->state != UET_PDC_SYN && pdc->state != UET_PDC_EST) ||
+	    pdc->close_wanted)
+		return false;
+	/* §4: the window, the ring, the target's MP_RANGE from its CACK, and
+	 * the 12-bit psn_offset while in SYN. */
+	return uet_cc_can_send(&pdc->cc) && uet_rtb_used(rtb) <= rtb->mask &&
+	       uet_psn_lt(rtb->next, rtb->peer_cack + 1 + rtb->peer_range) &&
+	       (pdc->state != UET_PDC_SYN ||
+		rtb->next - rtb->start < UET_PDS_SYN_SPAN);
+}
+
+/* Build and account the (re)transmission of psn: a request, or the CLOSE
+ * CP. */
+static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
+			uint32_t psn, struct uet_pkt_info *pi, uint8_t *buf,
+			size_t cap, uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
+	bool resend = e->fl & UET_RTB_SENT;
+	struct uet_pds_hdr h;
+	ssize_t n;
+	int hl, sl;
+
+	memset(&h, 0, sizeof(h));
+	/* §5.2: a resend asks for its ACK at once. */
+	h.flags = resend ? UET_PDS_F_RETX | UET_PDS_F_AR : 0;
+	if (e->fl & UET_RTB_CLOSE) {
+		h.type = UET_PDS_CTRL;
+		h.next_hdr = UET_CTL_CLOSE;
+		h.flags |= UET_PDS_F_AR;
+		h.ctrl.psn = psn;
+		h.ctrl.spdcid = pdc->lid;
+		h.ctrl.dpdcid = pdc->rid;
+		n = uet_pds_emit(pds, pi, &pdc->ref.peer,
+				 uet_pdc_entropy(pds, pdc), &h, NULL, buf, cap,
+				 now);
+		if (n < 0)
+			return n;
+	} else {
+		h.type = pdc->rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ;
+		h.next_hdr = e->pkt.next_hdr;
+		/* AR on a message's last packet and when the window fills:
+		 * nothing else would make the target ACK soon. */
+		if (e->pkt.eom || pdc->cc.inflight + 1 >= pdc->cc.cwnd ||
+		    uet_rtb_used(rtb) > rtb->mask)
+			h.flags |= UET_PDS_F_AR;
+		h.req.psn = psn;
+		h.req.spdcid = pdc->lid;
+		/* Cumulative CLEAR_PSN: every ACK up to base - 1 is in
+		 * (§6, REF). */
+		h.req.clear_psn_offset =
+			(int16_t)(int32_t)(rtb->base - 1 - psn);
+		if (pdc->state == UET_PDC_SYN) {
+			/* §3.2: the target derives Start_PSN from any SYN. */
+			h.flags |= UET_PDS_F_SYN;
+			h.req.psn_offset = (uint16_t)(psn - rtb->start);
+		} else {
+			h.req.dpdcid = pdc->rid;
+		}
+		hl = uet_pds_hdr_encode(buf, cap, &h);
+		if (hl < 0)
+			return hl;
+		sl = uet_ses_tx_write(pds->ses, &pdc->ref, &e->pkt, buf + hl,
+				      cap - (size_t)hl);
+		if (sl < 0)
+			return sl;
+		n = hl + sl;
+		memset(pi, 0, sizeof(*pi));
+		pi->src = pds->cfg.local;
+		pi->dst = pdc->ref.peer;
+		pi->entropy = uet_pdc_entropy(pds, pdc);
+		pi->ecn = pds->cfg.ecn;
+		pi->ts = now;
+		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
+	}
+	if (!(e->fl & UET_RTB_FLIGHT)) {
+		e->fl |= UET_RTB_FLIGHT;
+		pdc->cc.inflight++;
+	}
+	e->fl |= UET_RTB_SENT;
+	uet_rtb_set_timer(rtb, e, now + uet_pds_rto(pds, e->retx));
+	if (resend) {
+		if (e->by_nack)
+			pds->st->retx_nack++;
+		else
+			pds->st->retx_rto++;
+	}
+	e->by_nack = false;
+	pdc->last_act = now;
+	return n;
+}
+
+ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
+			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			 uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	struct uet_pds_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	if (pdc->ctl & UET_PDC_CTL_CRACK) {
+		pdc->ctl &= ~UET_PDC_CTL_CRACK;
+		h.type = UET_PDS_ACK;
+		h.ack.cack_psn = pdc->cr_psn;
+		h.ack.spdcid = pdc->lid;
+		h.ack.dpdcid = pdc->rid;
+		pds->st->acks_tx++;
+		return uet_pds_emit(pds, pi, &pdc->ref.peer,
+				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
+				    cap, now);
+	}
+	if (pdc->ctl & UET_PDC_CTL_CLEAR) {
+		pdc->ctl &= ~UET_PDC_CTL_CLEAR;
+		if (pdc->state != UET_PDC_EST && pdc->state != UET_PDC_CLOSING)
+			return 0;
+		/* §6, REF: psn 0, untracked, payload = CLEAR_PSN. */
+		h.type = UET_PDS_CTRL;
+		h.next_hdr = UET_CTL_CLEAR;
+		h.ctrl.spdcid = pdc->lid;
+		h.ctrl.dpdcid = pdc->rid;
+		h.ctrl.payload = rtb->base - 1;
+		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
+		return uet_pds_emit(pds, pi, &pdc->ref.peer,
+				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
+				    cap, now);
+	}
+	return 0;
+}
+
+ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
+			  struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			  uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	struct uet_rtb_ent *e;
+	struct uet_pds_hdr h;
+	uint32_t psn;
+	ssize_t n;
+
+	if (!ini_active(pdc) || !uet_rtb_first_due(rtb, &psn))
+		return 0;
+	e = uet_rtb_get(rtb, psn);
+	if (e->fl & UET_RTB_DUE) {
+		ent_undue(pdc, e);
+		n = ini_emit(pds, pdc, psn, pi, buf, cap, now);
+		if (n < 0)
+			uet_pdc_fail(pds, pdc, UET_NACK_UNEXP_EVENT);
+		return n < 0 ? 0 : n;
+	}
+	/* §7.1: SACKed but its ACK is missing: ask for the ACK. */
+	ent_undue(pdc, e);
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_CTRL;
+	h.next_hdr = UET_CTL_ACK_REQ;
+	h.ctrl.psn = psn;
+	h.ctrl.spdcid = pdc->lid;
+	h.ctrl.dpdcid = pdc->rid;
+	uet_rtb_set_timer(rtb, e, now + uet_pds_rto(pds, e->retx));
+	pdc->last_act = now;
+	return uet_pds_emit(pds, pi, &pdc->ref.peer, uet_pdc_entropy(pds, pdc),
+			    &h, NULL, buf, cap, now);
+}
+
+ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
+			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			 uet_time now)
+{
+	struct uet_ses_pkt pkt;
+	struct uet_rtb_ent *e;
+	ssize_t n;
+
+	memset(&pkt, 0, sizeof(pkt));
+	if (uet_ses_tx_next(pds->ses, &pdc->ref, &pkt, now) <= 0) {
+		pdc->tx_want = false;
+		return 0;
+	}
+	e = uet_rtb_add(&pdc->rtb);
+	assert(e);
+	e->pkt = pkt;
+	n = ini_emit(pds, pdc, pdc->rtb.next - 1, pi, buf, cap, now);
+	if (n < 0) {
+		/* SES could not write its own packet: nothing will. */
+		uet_pdc_fail(pds, pdc, UET_NACK_UNEXP_EVENT);
+		return 0;
+	}
+	return n;
+}
+
+void uet_ini_fail_all(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uint32_t psn;
+
+	for (psn = rtb->base; psn != rtb->next; psn++) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
+
+		if (e->fl & UET_RTB_ACKED)
+			continue;
+		e->fl |= UET_RTB_ACKED;
+		if (!(e->fl & UET_RTB_CLOSE))
+			uet_ses_tx_failed(pds->ses, &pdc->ref, &e->pkt,
+					  UET_ERR_PEER, code);
+	}
+}
+
+/* NACKs prove the peer alive, so the resends they ask for do not count
+ * against max_retx (that bound is for silence, §7.1): a peer short of
+ * buffers is retried, paced up to rto_max, for as long as it answers. */
+bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		     uint8_t code, uet_time now)
+{
+	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
+
+	(void)code;
+	if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE))
+		return true;
+	/* The target is short of something: an immediate resend would be
+	 * refused again (spec NACK_RETX_TIME), so pause, doubling. */
+	e->by_nack = true;
+	e->backoff = true;
+	if (e->fl & UET_RTB_FLIGHT)
+		pdc->cc.ops->on_loss(&pdc->cc, false, now);
+	ent_land(pdc, e);
+	uet_rtb_set_timer(&pdc->rtb, e, now + uet_pds_rto(pds, e->nacks));
+	if (e->nacks < UINT8_MAX)
+		e->nacks++;
+	uet_pdc_rearm(pds, pdc);
+	return true;
+}
+
+bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		    uint8_t code, uet_time now)
+{
+	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
+
+	if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE))
+		return true;
+	/* Trimmed again and again: stop hammering, pace like a back-off. */
+	if (e->nacks >= pds->cfg.max_retx)
+		return uet_ini_backoff(pds, pdc, psn, code, now);
+	e->nacks++;
+	e->by_nack = true;
+	e->backoff = false;
+	if (e->fl & UET_RTB_FLIGHT)
+		pdc->cc.ops->on_loss(&pdc->cc, false, now);
+	ent_land(pdc, e);
+	ent_due(pds, pdc, e, UET_RTB_DUE);
+	uet_pdc_rearm(pds, pdc);
+	return true;
+}
+
+bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		    uint32_t expected, uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uint32_t p;
+
+	(void)psn;
+	if (uet_psn_lt(expected, rtb->base))
+		expected = rtb->base;
+	/* The target NACKs once per expected PSN, and what it expects only
+	 * grows: an old or repeated one (a copy, or one that crossed our
+	 * last rewind) says nothing new. If the rewind itself got lost, the
+	 * RTO takes over. */
+	if (!uet_rtb_holds(rtb, expected) ||
+	    uet_psn_le(expected, rtb->rewind_psn))
+		return true;
+	rtb->rewind_psn = expected;
+	/* §2: Go-Back-N from the first PSN the target lacks. A live peer
+	 * asked, and rewinds are bounded (expected only grows): no retry
+	 * is counted. */
+	for (p = expected; p != rtb->next; p++) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, p);
+
+		if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE) ||
+		    !(e->fl & UET_RTB_SENT))
+			continue;
+		if (e->nacks < UINT8_MAX)
+			e->nacks++;
+		e->backoff = false;
+		e->by_nack = true;
+		if (e->fl & UET_RTB_FLIGHT)
+			pdc->cc.ops->on_loss(&pdc->cc, false, now);
+		ent_land(pdc, e);
+		ent_due(pds, pdc, e, UET_RTB_DUE);
+	}
+	uet_pdc_rearm(pds, pdc);
+	return true;
+}

@@ -1,0 +1,56 @@
+/* The initiator role of a PDC (pds-behaviour §3.1-§3.4, §5.4, §6, §7):
+ * sending requests with SYN until the first ACK, processing ACKs (ACK_PSN
+ * with its SES response, CACK, SACK, MPR), CLEAR, retransmission on RTO
+ * with exponential backoff, reactions to NACKs, idle close.
+ */
+#ifndef UET_PDS_INI_H
+#define UET_PDS_INI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uet/net.h"
+#include "uet/time.h"
+#include "uet/wire.h"
+
+struct uet_pds;
+struct uet_pdc;
+
+int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		   const struct uet_pkt *p, uet_time now);
+/* CLOSE_REQ and CLEAR_REQ from the target. */
+int uet_ini_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
+		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
+		    uet_time now);
+
+uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
+void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+
+/* May the PDC send a new packet now (window, ring, MP_RANGE, SYN span)? */
+bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc);
+ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
+			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			 uet_time now);
+ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
+			  struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			  uet_time now);
+/* 0 when SES has nothing (tx_want is then cleared). */
+ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
+			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			 uet_time now);
+
+/* Tell SES about every packet that will never be acknowledged. */
+void uet_ini_fail_all(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code);
+
+/* NACK reactions (nack.c) for a PSN in [base, next): resend now, resend
+ * after a doubling pause, Go-Back-N (ROD). They never fail the PDC (a
+ * NACK proves the peer alive) and return true. */
+bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		    uint8_t code, uet_time now);
+bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		     uint8_t code, uet_time now);
+bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		    uint32_t expected, uet_time now);
+
+#endif

@@ -1,0 +1,325 @@
+/* PDC pool, ids, lookup and life cycle (see pdc.h). */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/err.h"
+
+#include "ini.h"
+#include "pdc.h"
+#include "pds.h"
+#include "tgt.h"
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* FNV-1a over what makes an address (uet_addr_equal's fields). */
+static uint32_t addr_hash(const struct uet_addr *a)
+{
+	uint32_t h = 2166136261u;
+	unsigned i;
+
+	h = (h ^ a->af) * 16777619u;
+	h = (h ^ (a->port >> 8)) * 16777619u;
+	h = (h ^ (a->port & 0xff)) * 16777619u;
+	for (i = 0; i < sizeof(a->ip); i++)
+		h = (h ^ a->ip[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t id_slot(const struct uet_pds *pds, uint16_t id)
+{
+	/* Ids are consecutive from a random start: the low bits spread. */
+	return id & pds->hash_mask;
+}
+
+int uet_pdc_pool_init(struct uet_pds *pds)
+{
+	unsigned n = pds->cfg.pdc_max, i;
+	uint32_t buckets = pow2_at_least(2 * n);
+
+	pds->npdc = n;
+	pds->hash_mask = buckets - 1;
+	pds->rtb_cap = pow2_at_least(pds->cfg.window);
+	pds->pdcs = calloc(n, sizeof(*pds->pdcs));
+	pds->id_hash = calloc(buckets, sizeof(*pds->id_hash));
+	pds->peer_hash = calloc(buckets, sizeof(*pds->peer_hash));
+	pds->rtb_ents = calloc((size_t)n * pds->rtb_cap,
+			       sizeof(*pds->rtb_ents));
+	pds->rx_bits = calloc((size_t)n * UET_ACKTR_WORDS,
+			      sizeof(*pds->rx_bits));
+	pds->waiting = calloc(n, sizeof(*pds->waiting));
+	if (!pds->pdcs || !pds->id_hash || !pds->peer_hash ||
+	    !pds->rtb_ents || !pds->rx_bits || !pds->waiting)
+		return UET_ERR_NOMEM;
+	for (i = n; i-- > 0;) {
+		struct uet_pdc *pdc = &pds->pdcs[i];
+
+		uet_heap_node_init(&pdc->timer);
+		uet_list_init(&pdc->ctl_link);
+		uet_list_init(&pdc->retx_link);
+		uet_list_init(&pdc->ready_link);
+		pdc->id_next = pds->free_pdc;
+		pds->free_pdc = pdc;
+	}
+	pds->next_id = (uint16_t)uet_pds_rand32(pds);
+	return 0;
+}
+
+void uet_pdc_pool_fini(struct uet_pds *pds)
+{
+	free(pds->pdcs);
+	free(pds->id_hash);
+	free(pds->peer_hash);
+	free(pds->rtb_ents);
+	free(pds->rx_bits);
+	free(pds->waiting);
+	pds->pdcs = NULL;
+	pds->id_hash = pds->peer_hash = NULL;
+	pds->rtb_ents = NULL;
+	pds->rx_bits = NULL;
+	pds->waiting = NULL;
+}
+
+struct uet_pdc *uet_pdc_find_id(const struct uet_pds *pds, uint16_t lid)
+{
+	struct uet_pdc *pdc;
+
+	if (!lid)
+		return NULL;
+	for (pdc = pds->id_hash[id_slot(pds, lid)]; pdc; pdc = pdc->id_next)
+		if (pdc->lid == lid)
+			return pdc;
+	return NULL;
+}
+
+static struct uet_pdc *peer_bucket(const struct uet_pds *pds,
+				   const struct uet_addr *peer)
+{
+	return pds->peer_hash[addr_hash(peer) & pds->hash_mask];
+}
+
+struct uet_pdc *uet_pdc_find_ini(const struct uet_pds *pds,
+				 const struct uet_addr *peer)
+{
+	struct uet_pdc *pdc;
+
+	for (pdc = peer_bucket(pds, peer); pdc; pdc = pdc->peer_next)
+		if (pdc->ref.initiator && !pdc->close_wanted &&
+		    (pdc->state == UET_PDC_SYN || pdc->state == UET_PDC_EST) &&
+		    uet_addr_equal(&pdc->ref.peer, peer))
+			return pdc;
+	return NULL;
+}
+
+struct uet_pdc *uet_pdc_find_tgt(const struct uet_pds *pds,
+				 const struct uet_addr *peer, uint16_t rid)
+{
+	struct uet_pdc *pdc;
+
+	for (pdc = peer_bucket(pds, peer); pdc; pdc = pdc->peer_next)
+		if (!pdc->ref.initiator && pdc->rid == rid &&
+		    pdc->state != UET_PDC_DEAD &&
+		    uet_addr_equal(&pdc->ref.peer, peer))
+			return pdc;
+	return NULL;
+}
+
+/* 16-bit, never 0, unique among open PDCs (pds-behaviour §1). */
+static uint16_t pdc_new_id(struct uet_pds *pds)
+{
+	for (;;) {
+		uint16_t id = pds->next_id++;
+
+		if (id && !uet_pdc_find_id(pds, id))
+			return id;
+	}
+}
+
+struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
+			     bool initiator, bool rod, uint16_t rid,
+			     uint32_t start, uet_time now)
+{
+	struct uet_pdc *pdc = pds->free_pdc;
+	size_t slot;
+	uint32_t h;
+
+	if (!pdc)
+		return NULL;
+	pds->free_pdc = pdc->id_next;
+	slot = (size_t)(pdc - pds->pdcs);
+
+	memset(pdc, 0, sizeof(*pdc));
+	uet_heap_node_init(&pdc->timer);
+	uet_list_init(&pdc->ctl_link);
+	uet_list_init(&pdc->retx_link);
+	uet_list_init(&pdc->ready_link);
+	pdc->lid = pdc_new_id(pds);
+	pdc->rid = rid;
+	pdc->rod = rod;
+	pdc->state = initiator ? UET_PDC_SYN : UET_PDC_EST;
+	pdc->ref.id = pdc->lid;
+	pdc->ref.peer = *peer;
+	pdc->ref.initiator = initiator;
+	pdc->entropy = (uint16_t)(uet_pds_rand32(pds) % pds->cfg.entropy_count);
+	pdc->last_act = now;
+	pdc->linger_until = UET_TIME_NONE;
+	uet_rtb_init(&pdc->rtb, &pds->rtb_ents[slot * pds->rtb_cap],
+		     pds->rtb_cap, start);
+	/* Until an ACK_CC says otherwise, assume the smallest MP_RANGE. */
+	pdc->rtb.peer_range = UET_ACKTR_MPR_UNIT;
+	uet_acktr_init(&pdc->rx, &pds->rx_bits[slot * UET_ACKTR_WORDS], start);
+	uet_cc_init(&pdc->cc, &uet_ccw_ops, &pds->cfg);
+
+	pdc->id_next = pds->id_hash[id_slot(pds, pdc->lid)];
+	pds->id_hash[id_slot(pds, pdc->lid)] = pdc;
+	h = addr_hash(peer) & pds->hash_mask;
+	pdc->peer_next = pds->peer_hash[h];
+	pds->peer_hash[h] = pdc;
+	pds->nopen++;
+	pds->st->pdc_open++;
+
+	pdc->ses_open = true;
+	uet_ses_pdc_open(pds->ses, &pdc->ref);
+	return pdc;
+}
+
+static void unhash(struct uet_pdc **pp, struct uet_pdc *pdc, bool by_id)
+{
+	for (; *pp; pp = by_id ? &(*pp)->id_next : &(*pp)->peer_next) {
+		if (*pp == pdc) {
+			*pp = by_id ? pdc->id_next : pdc->peer_next;
+			return;
+		}
+	}
+	assert(!"PDC missing from its hash chain");
+}
+
+static void waiting_add(struct uet_pds *pds, const struct uet_addr *peer)
+{
+	unsigned i;
+
+	for (i = 0; i < pds->nwaiting; i++)
+		if (uet_addr_equal(&pds->waiting[i], peer))
+			return;
+	if (pds->nwaiting < pds->npdc)
+		pds->waiting[pds->nwaiting++] = *peer;
+}
+
+/* Wake the oldest peer that found the pool empty. */
+static void waiting_wake(struct uet_pds *pds)
+{
+	struct uet_addr peer;
+
+	if (!pds->nwaiting || !pds->free_pdc)
+		return;
+	peer = pds->waiting[0];
+	memmove(&pds->waiting[0], &pds->waiting[1],
+		--pds->nwaiting * sizeof(pds->waiting[0]));
+	uet_pds_wake(pds, &peer, pds->now);
+}
+
+static void pdc_release(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	/* SES may wake the peer from its callback: this PDC must not be
+	 * found for new packets any more. */
+	pdc->state = UET_PDC_DEAD;
+	if (pdc->ses_open) {
+		pdc->ses_open = false;
+		uet_ses_pdc_closed(pds->ses, &pdc->ref);
+	}
+	uet_acktr_release(&pdc->rx, &pds->gtd);
+	uet_list_del(&pdc->ctl_link);
+	uet_list_del(&pdc->retx_link);
+	uet_list_del(&pdc->ready_link);
+	uet_heap_set(&pds->timers, &pdc->timer, UET_TIME_NONE);
+	unhash(&pds->id_hash[id_slot(pds, pdc->lid)], pdc, true);
+	unhash(&pds->peer_hash[addr_hash(&pdc->ref.peer) & pds->hash_mask],
+	       pdc, false);
+	pdc->state = UET_PDC_FREE;
+	pdc->due = false;
+	pdc->id_next = pds->free_pdc;
+	pds->free_pdc = pdc;
+	pds->nopen--;
+	waiting_wake(pds);
+}
+
+void uet_pdc_free(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	assert(pdc->state != UET_PDC_FREE);
+	pds->st->pdc_closed++;
+	pdc_release(pds, pdc);
+}
+
+void uet_pdc_fail(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code)
+{
+	if (pdc->state == UET_PDC_DEAD || pdc->state == UET_PDC_FREE)
+		return;
+	pdc->state = UET_PDC_DEAD;
+	pds->st->pdc_failed++;
+	uet_ini_fail_all(pds, pdc, code);
+	pdc_release(pds, pdc);
+}
+
+void uet_pdc_wait(struct uet_pds *pds, const struct uet_addr *peer)
+{
+	waiting_add(pds, peer);
+}
+
+void uet_pdc_rearm(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	uet_time t = UET_TIME_NONE;
+
+	if (pdc->state == UET_PDC_FREE || pdc->state == UET_PDC_DEAD)
+		return;
+	t = pdc->ref.initiator ? uet_ini_deadline(pds, pdc) :
+				 uet_tgt_deadline(pds, pdc);
+	uet_heap_set(&pds->timers, &pdc->timer, t);
+}
+
+void uet_pdc_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	if (pdc->ref.initiator)
+		uet_ini_timeout(pds, pdc, now);
+	else
+		uet_tgt_timeout(pds, pdc, now);
+	/* The slot may be free now, or hold a new PDC: rearm is right for
+	 * whatever is there. */
+	uet_pdc_rearm(pds, pdc);
+}
+
+void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t bits)
+{
+	pdc->ctl |= bits;
+	if (!uet_list_linked(&pdc->ctl_link))
+		uet_list_add_tail(&pds->ctl_q, &pdc->ctl_link);
+}
+
+void uet_pdc_want_retx(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	if (pdc->rtb.ndue && !uet_list_linked(&pdc->retx_link))
+		uet_list_add_tail(&pds->retx_q, &pdc->retx_link);
+}
+
+void uet_pdc_want_tx(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	pdc->tx_want = true;
+	if (!uet_list_linked(&pdc->ready_link))
+		uet_list_add_tail(&pds->ready_q, &pdc->ready_link);
+}
+
+uint16_t uet_pdc_entropy(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	uint16_t v = pdc->entropy;
+
+	/* ROD keeps one path so packets arrive in order (§2). */
+	if (!pdc->rod)
+		pdc->entropy = (uint16_t)((v + 1u) % pds->cfg.entropy_count);
+	return v;
+}

@@ -1,0 +1,112 @@
+/* A PDC: one connection between an initiator FEP and a target FEP
+ * (pds-behaviour §1, §3). A fep holds a fixed pool of them (cfg.pdc_max),
+ * found by local id (dpdcid of received packets), by peer (the initiator
+ * PDC SES sends on) and by {peer, peer's id} (target side, SYN phase).
+ *
+ * Only the forward direction is implemented: an initiator PDC sends
+ * requests (rtb) and receives ACKs; a target PDC receives requests (acktr)
+ * and sends ACKs. Read return data will use rtb on the target and acktr on
+ * the initiator of the same PDC (both are in every slot already).
+ */
+#ifndef UET_PDS_PDC_H
+#define UET_PDS_PDC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/sublayer.h"
+
+#include "acktr.h"
+#include "cc.h"
+#include "heap.h"
+#include "list.h"
+#include "rtb.h"
+
+struct uet_pds;
+
+enum uet_pdc_state {
+	UET_PDC_FREE = 0,
+	UET_PDC_SYN,		/* initiator: no ACK yet, SYN on every packet */
+	UET_PDC_EST,
+	UET_PDC_CLOSING,	/* initiator: CLOSE sent, waiting for its ACK */
+	UET_PDC_CLOSED,		/* target: CLOSE acknowledged, lingering */
+	UET_PDC_DEAD,		/* failing: SES being told, then freed */
+};
+
+/* Control work waiting in pds->ctl_q (uet_pdc.ctl bits). */
+#define UET_PDC_CTL_ACK		0x01	/* target: the regular ACK */
+#define UET_PDC_CTL_GTD		0x02	/* target: kept responses to (re)send */
+#define UET_PDC_CTL_CLEAR	0x04	/* initiator: a CLEAR CP */
+#define UET_PDC_CTL_CRACK	0x08	/* initiator: ACK a CLOSE_REQ */
+
+struct uet_pdc {
+	struct uet_pdc_ref ref;		/* what SES sees; ref.id = lid */
+	uint16_t lid;			/* our PDCID */
+	uint16_t rid;			/* the peer's (0 until known) */
+	uint8_t state;			/* enum uet_pdc_state */
+	uint8_t ctl;			/* UET_PDC_CTL_* */
+	bool rod;
+	bool ses_open;			/* SES heard open, not yet closed */
+	bool tx_want;			/* SES said it has packets for us */
+	bool close_wanted;		/* CLOSE once drained (CLOSE_REQ) */
+	uint16_t entropy;		/* next entropy (RUD), the one (ROD) */
+	uint32_t close_psn;		/* CLOSE (target: acknowledged) */
+	uint32_t cr_psn;		/* initiator: CLOSE_REQ to ACK */
+	uet_time last_act;		/* last packet sent or received */
+	uet_time linger_until;		/* CLOSED: free after this */
+
+	struct uet_heap_node timer;
+	bool due;			/* in uet_pds_handle_timeout's batch */
+	struct uet_list ctl_link;	/* pds->ctl_q */
+	struct uet_list retx_link;	/* pds->retx_q */
+	struct uet_list ready_link;	/* pds->ready_q */
+	struct uet_pdc *id_next;	/* id hash chain / free list */
+	struct uet_pdc *peer_next;	/* peer hash chain */
+
+	struct uet_rtb rtb;		/* initiator: requests in flight */
+	struct uet_acktr rx;		/* target: requests received */
+	struct uet_cc cc;
+};
+
+/* Pool and hashes, sized from cfg (pdc_max, window). 0 or UET_ERR_NOMEM. */
+int uet_pdc_pool_init(struct uet_pds *pds);
+void uet_pdc_pool_fini(struct uet_pds *pds);
+
+/* Open a PDC to peer: initiator (rid 0, random Start_PSN) or target
+ * (rid = the initiator's SPDCID, Start_PSN from its SYN). NULL when the
+ * pool is empty. Calls uet_ses_pdc_open. */
+struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
+			     bool initiator, bool rod, uint16_t rid,
+			     uint32_t start, uet_time now);
+/* Release the slot: SES hears uet_ses_pdc_closed (if it was opened). */
+void uet_pdc_free(struct uet_pds *pds, struct uet_pdc *pdc);
+/* Remember a peer SES woke while the pool was empty; it is woken again
+ * when a slot frees up. */
+void uet_pdc_wait(struct uet_pds *pds, const struct uet_addr *peer);
+/* Close in error (§3.4): every unacknowledged SES packet goes to
+ * uet_ses_tx_failed(UET_ERR_PEER, code), then the slot is freed. */
+void uet_pdc_fail(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code);
+
+struct uet_pdc *uet_pdc_find_id(const struct uet_pds *pds, uint16_t lid);
+/* The initiator PDC new packets to peer go on (SYN or EST, not closing). */
+struct uet_pdc *uet_pdc_find_ini(const struct uet_pds *pds,
+				 const struct uet_addr *peer);
+/* The target PDC an initiator at peer with PDCID rid created. */
+struct uet_pdc *uet_pdc_find_tgt(const struct uet_pds *pds,
+				 const struct uet_addr *peer, uint16_t rid);
+
+/* Recompute the PDC's deadline and place it in the timer heap. */
+void uet_pdc_rearm(struct uet_pds *pds, struct uet_pdc *pdc);
+/* Its deadline passed: RTO, delayed ACK, idle close, reap, linger. */
+void uet_pdc_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+
+/* Queue control work (bits UET_PDC_CTL_*), a resend, or new packets. */
+void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t bits);
+void uet_pdc_want_retx(struct uet_pds *pds, struct uet_pdc *pdc);
+void uet_pdc_want_tx(struct uet_pds *pds, struct uet_pdc *pdc);
+
+/* Entropy of the next packet: sprayed over cfg.entropy_count values for
+ * RUD, one value per PDC for ROD (pds-behaviour §2). */
+uint16_t uet_pdc_entropy(struct uet_pds *pds, struct uet_pdc *pdc);
+
+#endif

@@ -1,0 +1,360 @@
+/* The PDS of a fep: creation, SES's wake-up, control-packet demux, the
+ * transmit phases and the timer heap (see pds.h). */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/err.h"
+
+#include "ini.h"
+#include "pds.h"
+#include "tgt.h"
+
+#define GTD_SLOTS_MIN	64u
+#define MTU_MIN		(UET_PDS_ACK_CC_LEN + UET_SES_RSP_DATA_LEN)
+#define MTU_MAX		65535u
+#define RETX_MAX	31u
+
+uint32_t uet_pds_rand32(struct uet_pds *pds)
+{
+	uint8_t b[4] = { 0 };
+
+	pds->cb->rand(pds->user, b, sizeof(b));
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+uet_time uet_pds_rto(const struct uet_pds *pds, unsigned n)
+{
+	uet_time t = pds->cfg.rto_min;
+
+	while (n-- && t < pds->cfg.rto_max)
+		t = t > pds->cfg.rto_max / 2 ? pds->cfg.rto_max : 2 * t;
+	return t < pds->cfg.rto_max ? t : pds->cfg.rto_max;
+}
+
+static bool cfg_ok(const struct uet_fep_config *c)
+{
+	return c->pdc_max && c->pdc_max < 0xFFFF && c->window &&
+	       c->window <= UET_PDS_SYN_SPAN && c->rto_min &&
+	       c->rto_max >= c->rto_min && c->rto_max != UET_TIME_NONE &&
+	       c->max_retx <= RETX_MAX && c->ack_every &&
+	       c->entropy_count && c->mtu >= MTU_MIN && c->mtu <= MTU_MAX &&
+	       c->ecn <= UET_ECN_CE;
+}
+
+static void pds_timing(struct uet_pds *pds)
+{
+	const struct uet_fep_config *c = &pds->cfg;
+	unsigned i;
+
+	/* First send to failure: one RTO per try (§7.1). */
+	pds->retry_span = 0;
+	for (i = 0; i <= c->max_retx; i++)
+		pds->retry_span += uet_pds_rto(pds, i);
+	/* The initiator closes an idle PDC after pdc_idle and may retry its
+	 * CLOSE for retry_span: only a target that heard nothing for longer
+	 * than both (twice, for slack) forgets the PDC. */
+	pds->reap = c->pdc_idle ? 2 * (c->pdc_idle + pds->retry_span) :
+				  UET_TIME_NONE;
+	/* A closed target PDC answers a resent CLOSE (its ACK was lost) and
+	 * NACKs CLOSING for as long as the initiator may retry. */
+	pds->linger = pds->retry_span;
+}
+
+int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
+		   const struct uet_callbacks *cb, void *user,
+		   struct uet_fep_stats *st, uet_time now)
+{
+	struct uet_pds *pds;
+	unsigned ngtd;
+	int rc;
+
+	if (!cfg_ok(cfg) || !cb || !cb->rand)
+		return UET_ERR_INVAL;
+	pds = calloc(1, sizeof(*pds));
+	if (!pds)
+		return UET_ERR_NOMEM;
+	pds->cfg = *cfg;
+	pds->cb = cb;
+	pds->user = user;
+	pds->st = st;
+	pds->now = now;
+	uet_list_init(&pds->ctl_q);
+	uet_list_init(&pds->retx_q);
+	uet_list_init(&pds->ready_q);
+	pds_timing(pds);
+
+	/* Guaranteed responses live about one RTT (until CLEAR). */
+	ngtd = 4 * cfg->window;
+	if (ngtd < GTD_SLOTS_MIN)
+		ngtd = GTD_SLOTS_MIN;
+	rc = uet_pdc_pool_init(pds);
+	if (!rc)
+		rc = uet_acktr_pool_init(&pds->gtd, ngtd);
+	if (!rc)
+		rc = uet_heap_init(&pds->timers, cfg->pdc_max);
+	if (!rc) {
+		pds->due = calloc(cfg->pdc_max, sizeof(*pds->due));
+		rc = pds->due ? 0 : UET_ERR_NOMEM;
+	}
+	if (rc) {
+		uet_pds_destroy(pds);
+		return rc;
+	}
+	*pdsp = pds;
+	return 0;
+}
+
+void uet_pds_attach(struct uet_pds *pds, struct uet_ses *ses)
+{
+	pds->ses = ses;
+}
+
+void uet_pds_destroy(struct uet_pds *pds)
+{
+	if (!pds)
+		return;
+	free(pds->due);
+	uet_heap_fini(&pds->timers);
+	uet_acktr_pool_fini(&pds->gtd);
+	uet_pdc_pool_fini(pds);
+	free(pds);
+}
+
+static void pds_tick(struct uet_pds *pds, uet_time now)
+{
+	/* Time is the caller's and only moves forward (style §4.1). */
+	assert(now >= pds->now);
+	pds->now = now;
+}
+
+void uet_pds_reclaim(struct uet_pds *pds)
+{
+	unsigned i;
+
+	for (i = 0; i < pds->npdc; i++) {
+		struct uet_pdc *pdc = &pds->pdcs[i];
+
+		if (pdc->state == UET_PDC_CLOSED) {
+			uet_pdc_free(pds, pdc);
+			return;
+		}
+	}
+	for (i = 0; i < pds->npdc; i++) {
+		struct uet_pdc *pdc = &pds->pdcs[i];
+
+		if (pdc->ref.initiator && pdc->state == UET_PDC_EST &&
+		    !pdc->close_wanted && !pdc->tx_want &&
+		    !uet_rtb_used(&pdc->rtb) &&
+		    !uet_ses_pdc_busy(pds->ses, &pdc->ref)) {
+			pdc->close_wanted = true;
+			uet_pdc_rearm(pds, pdc);
+			return;
+		}
+	}
+}
+
+void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
+		  uet_time now)
+{
+	struct uet_pdc *pdc;
+
+	/* SES may wake us from any callback, with the last time it saw
+	 * (uet_ses_pdc_closed has none): never move our clock back. */
+	if (now < pds->now)
+		now = pds->now;
+	pds_tick(pds, now);
+	pdc = uet_pdc_find_ini(pds, peer);
+	if (!pdc) {
+		uint32_t start = UET_PDS_START_MIN + uet_pds_rand32(pds) %
+				 (UET_PDS_START_MAX - UET_PDS_START_MIN);
+
+		pdc = uet_pdc_open(pds, peer, true, pds->cfg.rod, 0, start,
+				   now);
+		if (!pdc) {
+			uet_pdc_wait(pds, peer);
+			uet_pds_reclaim(pds);
+			return;
+		}
+	}
+	uet_pdc_want_tx(pds, pdc);
+	uet_pdc_rearm(pds, pdc);
+}
+
+int uet_pds_rx_ctrl(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		    const struct uet_pds_hdr *h, uet_time now)
+{
+	const struct uet_pds_ctrl *c = &h->ctrl;
+	struct uet_pdc *pdc;
+
+	pds_tick(pds, now);
+	/* uet never sends a CP in the SYN phase: nothing can be for us. */
+	pdc = h->flags & UET_PDS_F_SYN ? NULL : uet_pdc_find_id(pds, c->dpdcid);
+	if (!pdc || pdc->state == UET_PDC_DEAD ||
+	    !uet_addr_equal(&pdc->ref.peer, &pi->src) ||
+	    (pdc->rid && c->spdcid != pdc->rid)) {
+		pds->st->drop_pdc++;
+		/* CLEAR is untracked: nobody waits for an answer (§8). */
+		if (h->next_hdr != UET_CTL_CLEAR)
+			uet_nack_queue(pds, pi, UET_NACK_INV_DPDCID, c->psn, 0,
+				       c->spdcid, h->flags, 0);
+		return UET_ERR_INVAL;
+	}
+	return pdc->ref.initiator ? uet_ini_rx_ctrl(pds, pdc, pi, h, now) :
+				    uet_tgt_rx_ctrl(pds, pdc, pi, h, now);
+}
+
+int uet_pds_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		       const uint8_t *pkt, size_t len, uet_time now)
+{
+	struct uet_pds_hdr h;
+	int rc;
+
+	pds_tick(pds, now);
+	rc = uet_pds_hdr_decode(&h, pkt, len);
+	if (rc < 0) {
+		pds->st->drop_malformed++;
+		return rc;
+	}
+	if (h.type == UET_PDS_RUD_REQ || h.type == UET_PDS_ROD_REQ)
+		return uet_tgt_rx_trimmed(pds, pi, &h, now);
+	/* ACKs, NACKs and CPs are too short to trim; nothing to answer. */
+	pds->st->drop_other++;
+	return UET_ERR_INVAL;
+}
+
+ssize_t uet_pds_poll_ctl(struct uet_pds *pds, struct uet_pkt_info *pi,
+			 uint8_t *buf, size_t cap, uet_time now)
+{
+	struct uet_list *l;
+
+	pds_tick(pds, now);
+	while ((l = uet_list_first(&pds->ctl_q))) {
+		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
+						       ctl_link);
+		ssize_t n;
+
+		n = pdc->ref.initiator ?
+			uet_ini_poll_ctl(pds, pdc, pi, buf, cap, now) :
+			uet_tgt_poll_ctl(pds, pdc, pi, buf, cap, now);
+		/* Round robin: a PDC with more to say goes to the back. */
+		uet_list_del(&pdc->ctl_link);
+		if (!n)
+			pdc->ctl = 0;
+		if (pdc->ctl)
+			uet_list_add_tail(&pds->ctl_q, &pdc->ctl_link);
+		uet_pdc_rearm(pds, pdc);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+ssize_t uet_pds_poll_retx(struct uet_pds *pds, struct uet_pkt_info *pi,
+			  uint8_t *buf, size_t cap, uet_time now)
+{
+	struct uet_list *l;
+
+	pds_tick(pds, now);
+	while ((l = uet_list_first(&pds->retx_q))) {
+		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
+						       retx_link);
+		ssize_t n;
+
+		uet_list_del(&pdc->retx_link);
+		n = uet_ini_poll_retx(pds, pdc, pi, buf, cap, now);
+		uet_pdc_want_retx(pds, pdc);
+		uet_pdc_rearm(pds, pdc);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
+			 uint8_t *buf, size_t cap, uet_time now)
+{
+	struct uet_list *l;
+
+	pds_tick(pds, now);
+	/* Every PDC visited leaves the queue, so this ends; those that sent
+	 * go to the back (round robin), blocked ones come back when an ACK
+	 * opens their window, idle ones when SES wakes them. */
+	while ((l = uet_list_first(&pds->ready_q))) {
+		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
+						       ready_link);
+		ssize_t n;
+
+		uet_list_del(&pdc->ready_link);
+		if (!pdc->tx_want || !uet_ini_can_send(pds, pdc))
+			continue;
+		n = uet_ini_poll_new(pds, pdc, pi, buf, cap, now);
+		if (n > 0 && pdc->tx_want)
+			uet_list_add_tail(&pds->ready_q, &pdc->ready_link);
+		uet_pdc_rearm(pds, pdc);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+uet_time uet_pds_next_timeout(const struct uet_pds *pds)
+{
+	const struct uet_heap_node *nd = uet_heap_top(&pds->timers);
+
+	return nd ? nd->key : UET_TIME_NONE;
+}
+
+void uet_pds_handle_timeout(struct uet_pds *pds, uet_time now)
+{
+	struct uet_heap_node *nd;
+	unsigned n = 0, i;
+
+	pds_tick(pds, now);
+	/* Take every due PDC off the heap first, so that each is handled at
+	 * most once per call whatever its handler re-arms. */
+	while ((nd = uet_heap_top(&pds->timers)) && nd->key <= now) {
+		struct uet_pdc *pdc = uet_container_of(nd, struct uet_pdc,
+						       timer);
+
+		uet_heap_set(&pds->timers, nd, UET_TIME_NONE);
+		pdc->due = true;
+		pds->due[n++] = pdc;
+	}
+	for (i = 0; i < n; i++) {
+		struct uet_pdc *pdc = pds->due[i];
+
+		/* A handler may have freed (or reused) a later slot. */
+		if (!pdc->due)
+			continue;
+		pdc->due = false;
+		uet_pdc_timeout(pds, pdc, now);
+	}
+}
+
+ssize_t uet_pds_emit(struct uet_pds *pds, struct uet_pkt_info *pi,
+		     const struct uet_addr *dst, uint16_t entropy,
+		     const struct uet_pds_hdr *h, const struct uet_ses_rsp *rsp,
+		     uint8_t *buf, size_t cap, uet_time now)
+{
+	struct uet_pkt p;
+	int n;
+
+	memset(&p, 0, sizeof(p));
+	p.pds = *h;
+	if (rsp) {
+		p.has_rsp = true;
+		p.rsp = *rsp;
+	}
+	n = uet_pkt_encode(buf, cap, &p);
+	if (n < 0)
+		return n;
+	memset(pi, 0, sizeof(*pi));
+	pi->src = pds->cfg.local;
+	pi->dst = *dst;
+	pi->entropy = entropy;
+	pi->ecn = pds->cfg.ecn;
+	pi->ts = now;
+	return n;
+}

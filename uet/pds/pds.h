@@ -1,0 +1,151 @@
+/* The PDS sublayer of one fep (engine-internal): the PDC pool, the
+ * per-fep queues the transmit scheduler walks, the timer heap and the
+ * NACK queue. uet/core/fep.c creates it, demultiplexes received packets
+ * into the role handlers (tgt.c: requests; ini.c: ACKs; nack.c: NACKs;
+ * uet_pds_rx_ctrl: control packets) and asks for packets in the order
+ * NACKs, control (ACK/CLEAR), retransmissions, new packets.
+ *
+ * Choices where shared/spec/pds-behaviour.md leaves room:
+ * - PDCs: one initiator PDC per peer address (FA + home port), RUD, or
+ *   ROD with cfg.rod; a target accepts either (the mode of the SYN).
+ *   Ids 16-bit, never 0, consecutive from a random start. Start_PSN random
+ *   in [2^16, 2^31). 0-RTT: SYN on every packet until the first ACK.
+ * - ACKs (target): at once for AR, SYN, RETX, ECN-CE (flag M), a filled
+ *   hole, a duplicate, every cfg.ack_every new packets; else after
+ *   cfg.ack_delay. Built when sent, so one ACK covers a batch; it carries
+ *   the SES response of its ACK_PSN. ACK_CC (SACK from CACK + 1, mpr 8 =
+ *   1024 PSNs, NSCC state zero) when PSNs above CACK arrived and for the
+ *   first ACK of a PDC, plain ACK otherwise. Guaranteed responses: their
+ *   own ACK at once with REQ=CLEAR, kept until CLEAR_PSN covers them.
+ * - AR (initiator): last packet of a message, every resend, the packet
+ *   that fills the window, CLOSE. CLEAR CP as soon as every ACK up to the
+ *   one that asked has arrived (CLEAR_PSN is cumulative).
+ * - Loss: per-packet RTO rto_min * 2^n capped at rto_max; a SACKed packet
+ *   is asked for with ACK_REQ instead of resent. cfg.max_retx RTOs of one
+ *   packet fail the PDC. NACKs prove the peer alive and never use that
+ *   budget: trims etc. resend at once (paced after max_retx of them),
+ *   resource NACKs back off rto_min * 2^n up to rto_max, indefinitely.
+ * - ROD: Go-Back-N. The target hands SES only the next PSN; anything
+ *   ahead is dropped, and NACKed ROD_OOO (payload = expected PSN) once per
+ *   expected PSN; the initiator rewinds once per expected PSN.
+ * - Entropy: RUD sprays round robin over cfg.entropy_count values from a
+ *   random start per PDC (a resend takes the next one); ROD keeps one.
+ *   ACKs and NACKs echo the request's entropy.
+ * - Close: the initiator after cfg.pdc_idle with nothing in flight and
+ *   SES not busy (at once when another peer waits for a slot); the target
+ *   lingers for the initiator's retry span (re-ACKs CLOSE, NACKs CLOSING)
+ *   and reaps a silent initiator after 2 * (pdc_idle + retry span).
+ */
+#ifndef UET_PDS_PDS_H
+#define UET_PDS_PDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uet/fep.h"
+#include "uet/net.h"
+#include "uet/wire.h"
+#include "../core/sublayer.h"
+
+#include "acktr.h"
+#include "heap.h"
+#include "list.h"
+#include "nack.h"
+#include "pdc.h"
+
+/* Largest number of PSNs an initiator may have in the SYN phase: the
+ * 12-bit psn_offset (pds-behaviour §3.2). */
+#define UET_PDS_SYN_SPAN	4096u
+/* Start_PSN range (pds-behaviour §3.2, REF). */
+#define UET_PDS_START_MIN	(1u << 16)
+#define UET_PDS_START_MAX	(1u << 31)
+
+struct uet_pds {
+	struct uet_fep_config cfg;
+	const struct uet_callbacks *cb;
+	void *user;
+	struct uet_ses *ses;
+	struct uet_fep_stats *st;
+
+	/* PDC pool (pdc.c) */
+	struct uet_pdc *pdcs;
+	unsigned npdc;
+	unsigned nopen;
+	struct uet_pdc *free_pdc;
+	struct uet_pdc **id_hash;
+	struct uet_pdc **peer_hash;
+	uint32_t hash_mask;
+	uint16_t next_id;
+	struct uet_rtb_ent *rtb_ents;
+	uint32_t rtb_cap;		/* ring entries per PDC (power of 2) */
+	uint64_t *rx_bits;
+	struct uet_gtd_pool gtd;
+	/* Peers SES woke while the pool was empty. */
+	struct uet_addr *waiting;
+	unsigned nwaiting;
+
+	/* Scheduler */
+	struct uet_list ctl_q;		/* PDCs with ACK/CLEAR/CP to send */
+	struct uet_list retx_q;		/* PDCs with resends due */
+	struct uet_list ready_q;	/* PDCs SES has packets for */
+	struct uet_heap timers;		/* one node per PDC */
+	struct uet_pdc **due;		/* handle_timeout's batch (pdc_max) */
+	struct uet_nack_q nacks;
+
+	/* Derived timing */
+	uet_time retry_span;		/* first send to failure, at worst */
+	uet_time reap;			/* target: forget a silent initiator */
+	uet_time linger;		/* target: keep a closed PDC so long */
+	uet_time now;			/* latest time seen (monotonic) */
+};
+
+/* Check cfg (UET_ERR_INVAL) and allocate everything (UET_ERR_NOMEM). st
+ * receives the counters; ses is attached later with uet_pds_attach. */
+int uet_pds_create(struct uet_pds **pds, const struct uet_fep_config *cfg,
+		   const struct uet_callbacks *cb, void *user,
+		   struct uet_fep_stats *st, uet_time now);
+void uet_pds_attach(struct uet_pds *pds, struct uet_ses *ses);
+/* Free without calling SES (uet_fep_close drops pending work). */
+void uet_pds_destroy(struct uet_pds *pds);
+
+/* The pool is empty: free a closed target PDC that only lingers, or start
+ * closing an idle initiator PDC, so a slot comes back soon. */
+void uet_pds_reclaim(struct uet_pds *pds);
+
+/* RTO for a packet retransmitted n times: rto_min * 2^n, at most rto_max. */
+uet_time uet_pds_rto(const struct uet_pds *pds, unsigned n);
+
+/* Receive paths. Each returns 0 when the packet was taken (answered,
+ * delivered, or a duplicate re-acknowledged) or the UET_ERR_* it was
+ * dropped for (counted in st). */
+int uet_pds_rx_ctrl(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		    const struct uet_pds_hdr *h, uet_time now);
+/* A packet the network cut (pi->trimmed): only its PDS header counts. */
+int uet_pds_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		       const uint8_t *pkt, size_t len, uet_time now);
+
+/* Transmit phases, one packet each: length, 0 when the phase has nothing,
+ * or a negative UET_ERR_*. */
+ssize_t uet_pds_poll_ctl(struct uet_pds *pds, struct uet_pkt_info *pi,
+			 uint8_t *buf, size_t cap, uet_time now);
+ssize_t uet_pds_poll_retx(struct uet_pds *pds, struct uet_pkt_info *pi,
+			  uint8_t *buf, size_t cap, uet_time now);
+ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
+			 uint8_t *buf, size_t cap, uet_time now);
+
+uet_time uet_pds_next_timeout(const struct uet_pds *pds);
+void uet_pds_handle_timeout(struct uet_pds *pds, uet_time now);
+
+/* Encode a header-only packet (ACK without response, NACK, CTRL) or an
+ * ACK with rsp, and fill pi for dst. Returns the length or UET_ERR_*. */
+ssize_t uet_pds_emit(struct uet_pds *pds, struct uet_pkt_info *pi,
+		     const struct uet_addr *dst, uint16_t entropy,
+		     const struct uet_pds_hdr *h, const struct uet_ses_rsp *rsp,
+		     uint8_t *buf, size_t cap, uet_time now);
+
+/* Random bytes from callbacks.rand. */
+uint32_t uet_pds_rand32(struct uet_pds *pds);
+
+#endif

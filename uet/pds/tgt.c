@@ -1,0 +1,447 @@
+/* Target role of a PDC (see tgt.h). */
+#include <string.h>
+
+#include "uet/err.h"
+
+#include "pds.h"
+#include "tgt.h"
+
+/* ACK flags copied from the request that triggers the ACK. */
+#define ACK_FLAGS_MASK	(UET_PDS_F_M | UET_PDS_F_RETX)
+
+static uint8_t ack_flags_of(const struct uet_pkt_info *pi, uint8_t req_flags)
+{
+	return (pi->ecn == UET_ECN_CE ? UET_PDS_F_M : 0) |
+	       (req_flags & UET_PDS_F_RETX);
+}
+
+/* What a duplicate gets when its real response is gone (§6, §7.4). uet
+ * answers RC_OK (open question 7: REF uses RC_NULL); SES treats any
+ * DEFAULT_RESPONSE as success. */
+static void default_rsp(struct uet_ses_rsp *rsp, const struct uet_ses_req *req)
+{
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->format = UET_NH_RSP;
+	rsp->opcode = UET_SES_DEFAULT_RESPONSE;
+	rsp->return_code = UET_RC_OK;
+	rsp->list = UET_SES_LIST_EXPECTED;
+	if (req) {
+		rsp->message_id = req->message_id;
+		rsp->job_id = req->job_id;
+	}
+}
+
+/* Make the next regular ACK about psn (rsp NULL: no SES response), and
+ * send it now or after ack_delay. */
+static void tgt_ack(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		    const struct uet_ses_rsp *rsp, uint8_t flags,
+		    uint16_t entropy, bool now_too, uet_time now)
+{
+	struct uet_acktr *rx = &pdc->rx;
+
+	rx->ack_psn = psn;
+	rx->ack_has_rsp = rsp != NULL;
+	if (rsp)
+		rx->ack_rsp = *rsp;
+	/* M sticks until an ACK carries it; RETX is about ACK_PSN only. */
+	rx->ack_flags = (rx->ack_flags & UET_PDS_F_M) | flags;
+	rx->ack_entropy = entropy;
+	if (now_too || !pds->cfg.ack_delay) {
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_ACK);
+		rx->ack_at = UET_TIME_NONE;
+	} else if (rx->ack_at == UET_TIME_NONE) {
+		rx->ack_at = now + pds->cfg.ack_delay;
+	}
+}
+
+static void tgt_nack(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		     const struct uet_pds_hdr *h, const struct uet_pdc *pdc,
+		     uint8_t code, uint32_t payload)
+{
+	uet_nack_queue(pds, pi, code, h->req.psn, pdc ? pdc->lid : 0,
+		       h->req.spdcid, h->flags, payload);
+}
+
+/* Find the PDC of a request: by {peer, SPDCID} and Start_PSN for SYN
+ * (creating it), by DPDCID otherwise (§3.2). NACKs what it cannot map. */
+static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
+			       const struct uet_pkt_info *pi,
+			       const struct uet_pds_hdr *h, uet_time now)
+{
+	const struct uet_pds_req *r = &h->req;
+	struct uet_pdc *pdc;
+	uint32_t start;
+
+	if (!(h->flags & UET_PDS_F_SYN)) {
+		pdc = uet_pdc_find_id(pds, r->dpdcid);
+		if (!pdc || pdc->ref.initiator || pdc->state == UET_PDC_DEAD) {
+			tgt_nack(pds, pi, h, NULL, UET_NACK_INV_DPDCID, 0);
+			return NULL;
+		}
+		if (!uet_addr_equal(&pdc->ref.peer, &pi->src) ||
+		    r->spdcid != pdc->rid) {
+			tgt_nack(pds, pi, h, NULL, UET_NACK_PDC_HDR_MISMATCH,
+				 0);
+			return NULL;
+		}
+		return pdc;
+	}
+	/* uet uses no reserved PDCs (wire-format decision table). */
+	if (r->pdc_info) {
+		tgt_nack(pds, pi, h, NULL, UET_NACK_UNEXP_EVENT, 0);
+		return NULL;
+	}
+	start = r->psn - r->psn_offset;
+	pdc = uet_pdc_find_tgt(pds, &pi->src, r->spdcid);
+	if (pdc && pdc->state == UET_PDC_CLOSED && pdc->rx.start != start) {
+		/* The initiator reused its id for a new PDC. */
+		uet_pdc_free(pds, pdc);
+		pdc = NULL;
+	}
+	if (pdc) {
+		if (pdc->rx.start == start)
+			return pdc;
+		tgt_nack(pds, pi, h, pdc, UET_NACK_INVALID_SYN, 0);
+		return NULL;
+	}
+	pdc = uet_pdc_open(pds, &pi->src, false, h->type == UET_PDS_ROD_REQ,
+			   r->spdcid, start, now);
+	if (!pdc) {
+		/* A lingering closed PDC may give its slot up. */
+		uet_pds_reclaim(pds);
+		pdc = uet_pdc_open(pds, &pi->src, false,
+				   h->type == UET_PDS_ROD_REQ, r->spdcid, start,
+				   now);
+	}
+	if (!pdc)
+		tgt_nack(pds, pi, h, NULL, UET_NACK_NO_PDC_AVAIL, 0);
+	return pdc;
+}
+
+int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		   const struct uet_pkt *p, uet_time now)
+{
+	const struct uet_pds_hdr *h = &p->pds;
+	uint32_t psn = h->req.psn;
+	uint8_t aflags = ack_flags_of(pi, h->flags);
+	struct uet_ses_rsp rsp;
+	struct uet_acktr *rx;
+	struct uet_pdc *pdc;
+	bool gtd = false, filled, ack_now;
+	int code;
+
+	if (!p->has_req) {
+		/* Return-direction read data (next_hdr 5/6): not yet. */
+		tgt_nack(pds, pi, h, NULL, UET_NACK_UNEXP_EVENT, 0);
+		pds->st->drop_other++;
+		return UET_ERR_INVAL;
+	}
+	pdc = tgt_pdc(pds, pi, h, now);
+	if (!pdc) {
+		pds->st->drop_pdc++;
+		return UET_ERR_INVAL;
+	}
+	if ((h->type == UET_PDS_ROD_REQ) != pdc->rod) {
+		tgt_nack(pds, pi, h, pdc, UET_NACK_PDC_MODE_MISMATCH, 0);
+		pds->st->drop_pdc++;
+		return UET_ERR_INVAL;
+	}
+	rx = &pdc->rx;
+	pdc->last_act = now;
+	if (pdc->state == UET_PDC_CLOSED) {
+		/* §3.4: nothing after the CLOSE; a late copy of what came
+		 * before is only a duplicate. */
+		if (uet_psn_gt(psn, pdc->close_psn)) {
+			tgt_nack(pds, pi, h, pdc, UET_NACK_CLOSING, 0);
+			pds->st->drop_pdc++;
+			uet_pdc_rearm(pds, pdc);
+			return UET_ERR_INVAL;
+		}
+		pds->st->dup_rx++;
+		default_rsp(&rsp, &p->req);
+		tgt_ack(pds, pdc, psn, &rsp, aflags, pi->entropy, true, now);
+		uet_pdc_rearm(pds, pdc);
+		return 0;
+	}
+	/* Every request carries CLEAR_PSN (§6). */
+	uet_acktr_clear(rx, &pds->gtd,
+			psn + (uint32_t)(int32_t)h->req.clear_psn_offset);
+
+	switch (uet_acktr_classify(rx, psn, pdc->rod)) {
+	case UET_ACKTR_NEW:
+		break;
+	case UET_ACKTR_DUP: {
+		/* §7.4: never to SES twice; the kept ACK, or a default one. */
+		struct uet_gtd *g = uet_acktr_gtd(rx, psn);
+
+		pds->st->dup_rx++;
+		if (g) {
+			g->resend = true;
+			g->flags = aflags;
+			g->entropy = pi->entropy;
+			uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_GTD);
+		} else {
+			default_rsp(&rsp, &p->req);
+			tgt_ack(pds, pdc, psn, &rsp, aflags, pi->entropy, true,
+				now);
+		}
+		uet_pdc_rearm(pds, pdc);
+		return 0;
+	}
+	case UET_ACKTR_OOO:
+		/* ROD: Go-Back-N (§2); payload = the PSN we wait for. Once
+		 * per expected PSN: one rewind per loss, not one per packet
+		 * behind it. */
+		if (uet_acktr_expected(rx) != rx->rod_nacked) {
+			rx->rod_nacked = uet_acktr_expected(rx);
+			tgt_nack(pds, pi, h, pdc, UET_NACK_ROD_OOO,
+				 rx->rod_nacked);
+		}
+		pds->st->drop_psn++;
+		uet_pdc_rearm(pds, pdc);
+		return UET_ERR_INVAL;
+	case UET_ACKTR_OOR:
+	default:
+		tgt_nack(pds, pi, h, pdc, h->flags & UET_PDS_F_SYN ?
+			 UET_NACK_INVALID_SYN : UET_NACK_PSN_OOR_WINDOW, 0);
+		pds->st->drop_psn++;
+		uet_pdc_rearm(pds, pdc);
+		return UET_ERR_INVAL;
+	}
+
+	/* SES may want its response kept: have room before it acts. */
+	if (!pds->gtd.nfree) {
+		tgt_nack(pds, pi, h, pdc, UET_NACK_NO_GTD_DEL_AVAIL, 0);
+		pds->st->drop_other++;
+		uet_pdc_rearm(pds, pdc);
+		return UET_ERR_AGAIN;
+	}
+	default_rsp(&rsp, &p->req);
+	code = uet_ses_rx(pds->ses, &pdc->ref, &p->req, p->payload,
+			  p->payload_len, &rsp, &gtd, now);
+	if (code) {
+		/* SES refused it for now: not received (sublayer.h). */
+		tgt_nack(pds, pi, h, pdc, code > 0 && code <= 0xFF ?
+			 (uint8_t)code : UET_NACK_UNEXP_EVENT, 0);
+		pds->st->drop_other++;
+		uet_pdc_rearm(pds, pdc);
+		return UET_ERR_AGAIN;
+	}
+	filled = uet_acktr_mark(rx, psn);
+	rx->unacked++;
+	if (gtd) {
+		/* §6: keep it (before CACK may move), ACK at once with
+		 * REQ=CLEAR. */
+		struct uet_gtd *g = uet_acktr_keep(rx, &pds->gtd, psn, &rsp);
+
+		g->resend = true;
+		g->flags = aflags;
+		g->entropy = pi->entropy;
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_GTD);
+	}
+	uet_acktr_advance(rx);
+	/* §5.2 triggers: AR, SYN, RETX, ECN-CE, every ack_every packets, and
+	 * a filled hole (the initiator is waiting on it). */
+	ack_now = (h->flags & (UET_PDS_F_AR | UET_PDS_F_SYN |
+			       UET_PDS_F_RETX)) ||
+		  pi->ecn == UET_ECN_CE || filled ||
+		  rx->unacked >= pds->cfg.ack_every;
+	if (!gtd)
+		tgt_ack(pds, pdc, psn, &rsp, aflags, pi->entropy, ack_now, now);
+	uet_pdc_rearm(pds, pdc);
+	return 0;
+}
+
+int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		       const struct uet_pds_hdr *h, uet_time now)
+{
+	const struct uet_pds_req *r = &h->req;
+	const struct uet_pdc *pdc;
+
+	(void)now;
+	pdc = h->flags & UET_PDS_F_SYN ?
+		uet_pdc_find_tgt(pds, &pi->src, r->spdcid) :
+		uet_pdc_find_id(pds, r->dpdcid);
+	/* cms.md §1.3: the payload is gone, ask for it again at once. */
+	tgt_nack(pds, pi, h, pdc && !pdc->ref.initiator ? pdc : NULL,
+		 UET_NACK_TRIMMED, 0);
+	return 0;
+}
+
+int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
+		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
+		    uet_time now)
+{
+	const struct uet_pds_ctrl *c = &h->ctrl;
+	struct uet_acktr *rx = &pdc->rx;
+	uint8_t aflags = ack_flags_of(pi, h->flags);
+	struct uet_gtd *g;
+
+	pdc->last_act = now;
+	switch (h->next_hdr) {
+	case UET_CTL_ACK_REQ:
+		/* §7.5: resend the ACK of c->psn, or say it never came. */
+		if (!uet_acktr_has(rx, c->psn)) {
+			uet_nack_queue(pds, pi, UET_NACK_PKT_NOT_RCVD, c->psn,
+				       pdc->lid, c->spdcid, h->flags, 0);
+			break;
+		}
+		g = uet_acktr_gtd(rx, c->psn);
+		if (g) {
+			g->resend = true;
+			uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_GTD);
+		} else {
+			tgt_ack(pds, pdc, c->psn, NULL, aflags, pi->entropy,
+				true, now);
+		}
+		break;
+	case UET_CTL_CLEAR:
+		/* CACK may move past kept responses: tell at once. */
+		if (pdc->state != UET_PDC_CLOSED &&
+		    uet_acktr_clear(rx, &pds->gtd, c->payload))
+			tgt_ack(pds, pdc, rx->cack, NULL, 0, pi->entropy, true,
+				now);
+		break;
+	case UET_CTL_CLOSE:
+		if (pdc->state == UET_PDC_CLOSED) {
+			if (c->psn != pdc->close_psn) {
+				uet_nack_queue(pds, pi, UET_NACK_CLOSING,
+					       c->psn, pdc->lid, c->spdcid,
+					       h->flags, 0);
+				break;
+			}
+		} else {
+			/* §3.4: every forward PSN counts as cleared; ACK
+			 * the CLOSE, keep the PDC a while for late copies,
+			 * let SES go now. */
+			uet_acktr_close(rx, &pds->gtd, c->psn);
+			pdc->close_psn = c->psn;
+			pdc->state = UET_PDC_CLOSED;
+			pdc->linger_until = now + pds->linger;
+			if (pdc->ses_open) {
+				pdc->ses_open = false;
+				uet_ses_pdc_closed(pds->ses, &pdc->ref);
+			}
+		}
+		tgt_ack(pds, pdc, c->psn, NULL, aflags, pi->entropy, true, now);
+		break;
+	default:
+		/* PROBE, CREDIT*, NOOP, CLOSE_REQ: not supported here. */
+		uet_nack_queue(pds, pi, UET_NACK_UNEXP_EVENT, c->psn, pdc->lid,
+			       c->spdcid, h->flags, 0);
+		pds->st->drop_other++;
+		uet_pdc_rearm(pds, pdc);
+		return UET_ERR_INVAL;
+	}
+	uet_pdc_rearm(pds, pdc);
+	return 0;
+}
+
+uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	uet_time t = pdc->ctl & UET_PDC_CTL_ACK ? UET_TIME_NONE :
+						    pdc->rx.ack_at;
+	uet_time end = pdc->state == UET_PDC_CLOSED ? pdc->linger_until :
+			pds->reap == UET_TIME_NONE ? UET_TIME_NONE :
+			pdc->last_act + pds->reap;
+
+	return end < t ? end : t;
+}
+
+void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	uet_time end = pdc->state == UET_PDC_CLOSED ? pdc->linger_until :
+			pds->reap == UET_TIME_NONE ? UET_TIME_NONE :
+			pdc->last_act + pds->reap;
+
+	if (end <= now) {
+		/* Closed and lingered, or the initiator went silent. */
+		uet_pdc_free(pds, pdc);
+		return;
+	}
+	if (pdc->rx.ack_at <= now) {
+		pdc->rx.ack_at = UET_TIME_NONE;
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_ACK);
+	}
+}
+
+/* One ACK: ACK_CC with a SACK bitmap when PSNs above CACK arrived, and
+ * for the first ACK of a PDC (its mpr tells the initiator our MP_RANGE,
+ * §4); plain ACK otherwise (wire-format §4.2-§4.3). */
+static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
+			    uint32_t psn, const struct uet_ses_rsp *rsp,
+			    uint8_t flags, uint16_t entropy,
+			    struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			    uet_time now)
+{
+	struct uet_acktr *rx = &pdc->rx;
+	int32_t off = uet_psn_diff(psn, rx->cack);
+	struct uet_pds_hdr h;
+	unsigned gaps = 0;
+	ssize_t n;
+
+	memset(&h, 0, sizeof(h));
+	if (off < INT16_MIN || off > INT16_MAX) {
+		/* Too far from CACK to name: CACK alone says enough. */
+		off = 0;
+		rsp = NULL;
+	}
+	h.type = uet_acktr_holes(rx) || !rx->mpr_told ? UET_PDS_ACK_CC :
+							UET_PDS_ACK;
+	h.next_hdr = rsp ? rsp->format : UET_NH_NONE;
+	h.flags = flags & (ACK_FLAGS_MASK | UET_PDS_F_REQ_MASK);
+	h.ack.ack_psn_offset = (int16_t)off;
+	h.ack.cack_psn = rx->cack;
+	h.ack.spdcid = pdc->lid;
+	h.ack.dpdcid = pdc->rid;
+	if (h.type == UET_PDS_ACK_CC) {
+		h.ack.cc_type = UET_CC_NSCC;
+		h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
+		h.ack.sack_psn_offset = 1;
+		h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
+	}
+	n = uet_pds_emit(pds, pi, &pdc->ref.peer, entropy, &h, rsp, buf, cap,
+			 now);
+	if (n > 0) {
+		pds->st->acks_tx++;
+		pds->st->sack_gaps += gaps;
+		if (h.type == UET_PDS_ACK_CC)
+			rx->mpr_told = true;
+	}
+	return n;
+}
+
+ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
+			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			 uet_time now)
+{
+	struct uet_acktr *rx = &pdc->rx;
+	struct uet_gtd *g;
+
+	if (pdc->ctl & UET_PDC_CTL_GTD) {
+		for (g = rx->gtd; g && !g->resend; g = g->next)
+			;
+		if (g) {
+			g->resend = false;
+			return tgt_emit_ack(pds, pdc, g->psn, &g->rsp,
+					    g->flags | UET_PDS_F_REQ_CLEAR,
+					    g->entropy, pi, buf, cap, now);
+		}
+		pdc->ctl &= ~UET_PDC_CTL_GTD;
+	}
+	if (pdc->ctl & UET_PDC_CTL_ACK) {
+		ssize_t n;
+
+		pdc->ctl &= ~UET_PDC_CTL_ACK;
+		n = tgt_emit_ack(pds, pdc, rx->ack_psn,
+				 rx->ack_has_rsp ? &rx->ack_rsp : NULL,
+				 rx->ack_flags, rx->ack_entropy, pi, buf, cap,
+				 now);
+		rx->ack_flags = 0;
+		rx->ack_has_rsp = false;
+		rx->unacked = 0;
+		rx->ack_at = UET_TIME_NONE;
+		return n;
+	}
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* The target role of a PDC (pds-behaviour §3.2, §3.4, §4-§7): PDC
+ * creation from SYN requests, PSN classification, delivery to SES exactly
+ * once, ACK coalescing, guaranteed responses until CLEAR, NACKs, CLOSE,
+ * reaping initiators that went silent.
+ */
+#ifndef UET_PDS_TGT_H
+#define UET_PDS_TGT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uet/net.h"
+#include "uet/time.h"
+#include "uet/wire.h"
+
+struct uet_pds;
+struct uet_pdc;
+
+int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		   const struct uet_pkt *p, uet_time now);
+/* A request whose payload the network cut: NACK TRIMMED. */
+int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		       const struct uet_pds_hdr *h, uet_time now);
+/* ACK_REQ, CLEAR, CLOSE. */
+int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
+		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
+		    uet_time now);
+
+uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
+void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
+			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
+			 uet_time now);
+
+#endif

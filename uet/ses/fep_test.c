@@ -1,0 +1,291 @@
+/* SES inside the whole engine: two feps over the mem port (the PDS
+ * harness), messages through real PDCs with loss, duplication and
+ * reordering; FI_ORDER_SAS and the unexpected budget end to end. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/fep.h"
+#include "uet/mem.h"
+#include "uet/wire.h"
+
+#include "../pds/harness.h"
+#include "ses.h"
+
+#define MAXC 64
+
+struct rec {
+	struct uet_completion c[2][MAXC];
+	size_t n[2];
+};
+
+static struct uet_harness H;
+static struct rec R;
+static unsigned window;		/* 0: the default */
+
+static void on_complete(struct uet_harness *h, unsigned node,
+			const struct uet_completion *c)
+{
+	(void)h;
+	cr_assert_lt(R.n[node], MAXC);
+	R.c[node][R.n[node]++] = *c;
+}
+
+/* Two nodes configured by the addressing rule of ses.h. */
+static void start(size_t unexp_max, const struct uet_mem_impair *imp)
+{
+	struct uet_fep_config cfg[2];
+	unsigned i;
+
+	memset(&R, 0, sizeof(R));
+	for (i = 0; i < 2; i++) {
+		struct uet_addr a = uet_harness_addr(i);
+
+		uet_fep_config_default(&cfg[i]);
+		cfg[i].job_id = 0xABCDE;
+		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
+		cfg[i].resource_index = uet_ses_addr_ri(&a);
+		cfg[i].unexp_max = unexp_max;
+		if (window)
+			cfg[i].window = window;
+	}
+	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 7), 0);
+	H.on_complete = on_complete;
+	if (imp)
+		cr_assert_eq(uet_mem_port_set_impair(H.node[1].port, imp), 0);
+}
+
+static void stop(void)
+{
+	uet_harness_fini(&H);
+}
+
+static int post(unsigned node, uint8_t type, void *buf, size_t len,
+		uint64_t tag, uint64_t ignore, uint32_t flags, void *ctx)
+{
+	struct uet_iov iov = { buf, len };
+	struct uet_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.type = type;
+	op.flags = flags | UET_OPF_COMPLETION;
+	op.context = ctx;
+	op.peer = uet_harness_addr(1 - node);
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.tag = tag;
+	op.ignore = ignore;
+	op.cq_data = tag * 3;
+	return uet_fep_post(H.node[node].fep, &op, H.now);
+}
+
+struct want {
+	size_t n0, n1;
+};
+
+static bool have_all(struct uet_harness *h, void *arg)
+{
+	const struct want *w = arg;
+
+	(void)h;
+	return R.n[0] >= w->n0 && R.n[1] >= w->n1;
+}
+
+static const struct uet_completion *find(unsigned node, const void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < R.n[node]; i++)
+		if (R.c[node][i].context == ctx)
+			return &R.c[node][i];
+	return NULL;
+}
+
+TestSuite(fep, .fini = stop, .timeout = 60);
+
+Test(fep, big_tagged_message)
+{
+	size_t len = 3u << 20;
+	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	struct want w = { 1, 1 };
+	int cs, cr;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 7 + (i >> 11));
+	start(4u << 20, NULL);
+	cr_assert_eq(post(1, UET_OP_TRECV, dst, len, 77, 0, 0, &cr), 0);
+	cr_assert_eq(post(0, UET_OP_TSEND, src, len, 77, 0, UET_OPF_CQ_DATA,
+			  &cs), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 30 * UET_SEC));
+	cr_assert_eq(find(0, &cs)->err, 0);
+	cr_assert_eq(find(1, &cr)->err, 0);
+	cr_assert_eq(find(1, &cr)->len, len);
+	cr_assert_eq(find(1, &cr)->data, 77 * 3);
+	cr_assert(find(1, &cr)->flags & UET_CF_CQ_DATA);
+	cr_assert(uet_addr_equal(&find(1, &cr)->src, &H.node[0].addr));
+	cr_assert(!memcmp(src, dst, len));
+	free(src);
+	free(dst);
+}
+
+/* Eight messages of mixed sizes over a lossy, duplicating, reordering
+ * link; half arrive before their receives. Wildcard receives must get them
+ * in send order (FI_ORDER_SAS). */
+Test(fep, sas_over_impaired_link)
+{
+	static const size_t sizes[8] = { 0, 1, 1395, 1396, 1397, 70000,
+					 300000, 5 };
+	struct uet_mem_impair imp;
+	struct want w = { 8, 8 };
+	uint8_t *src[8], *dst[8];
+	int cs[8], cr[8];
+	size_t i;
+
+	memset(&imp, 0, sizeof(imp));
+	imp.drop_ppm = 20000;
+	imp.dup_ppm = 20000;
+	imp.reorder_ppm = 200000;
+	imp.delay = 5 * UET_USEC;
+	start(4u << 20, &imp);
+	for (i = 0; i < 8; i++) {
+		src[i] = malloc(sizes[i] + 1);
+		dst[i] = calloc(1, 300000);
+		memset(src[i], (int)i + 1, sizes[i] + 1);
+	}
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(post(1, UET_OP_TRECV, dst[i], 300000, 0, ~0ull, 0,
+				  &cr[i]), 0);
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(post(0, UET_OP_TSEND, src[i], sizes[i], i, 0, 0,
+				  &cs[i]), 0);
+	uet_harness_run(&H, NULL, NULL, H.now + 2 * UET_MSEC);
+	for (i = 4; i < 8; i++)
+		cr_assert_eq(post(1, UET_OP_TRECV, dst[i], 300000, 0, ~0ull, 0,
+				  &cr[i]), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 30 * UET_SEC),
+		  "completions: %zu / %zu", R.n[0], R.n[1]);
+	{
+		struct uet_mem_stats ms;
+
+		uet_mem_net_stats(H.net, &ms);
+		cr_assert_gt(ms.dropped, 0);
+		cr_assert_gt(ms.duplicated, 0);
+		cr_assert_gt(ms.reordered, 0);
+	}
+	for (i = 0; i < 8; i++) {
+		const struct uet_completion *c = find(1, &cr[i]);
+
+		cr_assert_eq(find(0, &cs[i])->err, 0, "send %zu", i);
+		cr_assert_eq(c->err, 0);
+		cr_assert_eq(c->tag, i, "receive %zu got message %lu", i,
+			     (unsigned long)c->tag);
+		cr_assert_eq(c->len, sizes[i]);
+		cr_assert(!memcmp(dst[i], src[i], sizes[i]));
+		free(src[i]);
+		free(dst[i]);
+	}
+}
+
+/* A 64 KiB budget and six 20 KB messages before any receive: the target
+ * NACKs what it cannot buffer, PDS retries, every message arrives. */
+Test(fep, unexpected_budget_end_to_end)
+{
+	enum { N = 6, LEN = 20000 };
+	struct want w = { N, N };
+	uint8_t *src[N], *dst[N];
+	int cs[N], cr[N];
+	size_t i;
+
+	start(64u << 10, NULL);
+	for (i = 0; i < N; i++) {
+		src[i] = malloc(LEN);
+		dst[i] = calloc(1, LEN);
+		memset(src[i], (int)i + 0x40, LEN);
+		cr_assert_eq(post(0, UET_OP_SEND, src[i], LEN, 0, 0, 0,
+				  &cs[i]), 0);
+	}
+	uet_harness_run(&H, NULL, NULL, H.now + 20 * UET_MSEC);
+	cr_assert_eq(R.n[1], 0);
+	for (i = 0; i < N; i++)
+		cr_assert_eq(post(1, UET_OP_RECV, dst[i], LEN, 0, 0, 0,
+				  &cr[i]), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 30 * UET_SEC),
+		  "completions: %zu / %zu", R.n[0], R.n[1]);
+	{
+		struct uet_fep_stats st;
+
+		uet_fep_stats(H.node[1].fep, &st);
+		cr_assert_gt(st.nacks_tx, 0, "the budget was never exceeded");
+		cr_assert_geq(st.unexp_msgs, 1);
+	}
+	for (i = 0; i < N; i++) {
+		cr_assert_eq(find(0, &cs[i])->err, 0);
+		cr_assert_eq(find(1, &cr[i])->err, 0);
+		cr_assert(!memcmp(dst[i], src[i], LEN), "message %zu", i);
+		free(src[i]);
+		free(dst[i]);
+	}
+}
+
+/* A peer of another job: the send fails with the SES return code. */
+Test(fep, foreign_job_refused)
+{
+	struct uet_fep_config cfg[2];
+	struct want w = { 1, 0 };
+	uint8_t b[10] = { 0 }, d[10];
+	int cs, cr;
+	unsigned i;
+
+	memset(&R, 0, sizeof(R));
+	for (i = 0; i < 2; i++) {
+		struct uet_addr a = uet_harness_addr(i);
+
+		uet_fep_config_default(&cfg[i]);
+		cfg[i].job_id = 100 + i;
+		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
+	}
+	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 3), 0);
+	H.on_complete = on_complete;
+	cr_assert_eq(post(1, UET_OP_RECV, d, sizeof(d), 0, 0, 0, &cr), 0);
+	cr_assert_eq(post(0, UET_OP_SEND, b, sizeof(b), 0, 0, 0, &cs), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 5 * UET_SEC));
+	cr_assert_eq(find(0, &cs)->err, UET_ERR_REMOTE);
+	cr_assert_eq(find(0, &cs)->prov_errno, UET_RC_BAD_JOB_ID);
+	cr_assert_eq(R.n[1], 0);
+}
+
+/* MPI-style: a big tag-1 message then a small tag-2 one; the receiver asks
+ * for tag 2 first and only then for tag 1. SES keeps the unbuffered tag-1
+ * message's place and NACKs its packets, so tag 2 is matched. (The PDS
+ * window must let tag 2's packet past tag 1's NACKed ones: a tag-1
+ * message of more packets than the window blocks the PDC until a receive
+ * takes it, and PDS gives up after max_retx backoffs.) */
+Test(fep, receive_later_tag_first)
+{
+	enum { BIG = 80000 };	/* > the 64 KiB budget, < 64 packets */
+	uint8_t *big = malloc(BIG), *dbig = calloc(1, BIG);
+	uint8_t small[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, dsmall[8];
+	struct want w1 = { 0, 1 }, w2 = { 2, 2 };
+	int cs1, cs2, cr1, cr2;
+
+	memset(big, 0x5A, BIG);
+	window = 64;
+	cr_assert_lt(BIG / 1396 + 1, window);
+	start(64u << 10, NULL);
+	cr_assert_eq(post(0, UET_OP_TSEND, big, BIG, 1, 0, 0, &cs1), 0);
+	cr_assert_eq(post(0, UET_OP_TSEND, small, 8, 2, 0, 0, &cs2), 0);
+	cr_assert_eq(post(1, UET_OP_TRECV, dsmall, 8, 2, 0, 0, &cr2), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w1, H.now + 10 * UET_SEC),
+		  "tag 2 stuck behind the unbuffered tag 1");
+	cr_assert_eq(find(1, &cr2)->err, 0);
+	cr_assert_arr_eq(dsmall, small, 8);
+	cr_assert_eq(post(1, UET_OP_TRECV, dbig, BIG, 1, 0, 0, &cr1), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w2, H.now + 30 * UET_SEC));
+	cr_assert_eq(find(1, &cr1)->err, 0);
+	cr_assert_eq(find(0, &cs1)->err, 0);
+	cr_assert_eq(find(0, &cs2)->err, 0);
+	cr_assert(!memcmp(big, dbig, BIG));
+	free(big);
+	free(dbig);
+}

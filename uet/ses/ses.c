@@ -1,0 +1,263 @@
+/* SES of one fep: creation, the post/cancel/flush entry points, PDC life,
+ * counters and the addressing rule (see ses.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ses_int.h"
+
+/* ---- Addressing ---- */
+
+uint16_t uet_ses_addr_pid(const struct uet_addr *a)
+{
+	return a->port & 0xFFF;
+}
+
+uint16_t uet_ses_addr_ri(const struct uet_addr *a)
+{
+	(void)a;
+	return 0;
+}
+
+uint32_t uet_ses_addr_initiator(const struct uet_addr *a)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a 32 */
+	size_t n = a->af == UET_AF_INET ? 4 : a->af == UET_AF_INET6 ? 16 : 0;
+	uint8_t b[19];
+	size_t i;
+
+	b[0] = a->af;
+	memcpy(b + 1, a->ip, n);
+	b[1 + n] = (uint8_t)(a->port >> 8);
+	b[2 + n] = (uint8_t)a->port;
+	for (i = 0; i < n + 3; i++) {
+		h ^= b[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* ---- Life ---- */
+
+struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
+			       const struct uet_callbacks *cb, void *user,
+			       struct uet_pds *pds)
+{
+	struct uet_ses *ses;
+	unsigned i;
+
+	if (!cfg || !cfg->tx_depth || !cfg->rx_depth ||
+	    cfg->mtu <= UET_SES_HDRS_LEN)
+		return NULL;
+	ses = calloc(1, sizeof(*ses));
+	if (!ses)
+		return NULL;
+	ses->cfg = *cfg;
+	/* request_length is 32 bits (wire-format §5.3). */
+	if (ses->cfg.max_msg_size > UINT32_MAX)
+		ses->cfg.max_msg_size = UINT32_MAX;
+	ses->cb = cb;
+	ses->user = user;
+	ses->pds = pds;
+	ses->payload_max = cfg->mtu - UET_SES_HDRS_LEN;
+	if (ses->payload_max > UET_SES_PAYLOAD_LIMIT)
+		ses->payload_max = UET_SES_PAYLOAD_LIMIT;
+	ses->initiator = uet_ses_addr_initiator(&cfg->local);
+	uet_dlist_init(&ses->pdcs);
+	uet_dlist_init(&ses->tx_free);
+	uet_dlist_init(&ses->tx_pending);
+	uet_dlist_init(&ses->rx_free);
+	uet_dlist_init(&ses->posted_msg);
+	uet_dlist_init(&ses->posted_tag);
+	uet_dlist_init(&ses->in_free);
+	uet_dlist_init(&ses->unexp);
+
+	ses->tx_pool = calloc(cfg->tx_depth, sizeof(*ses->tx_pool));
+	ses->rx_pool = calloc(cfg->rx_depth, sizeof(*ses->rx_pool));
+	ses->in_pool = calloc(cfg->rx_depth, sizeof(*ses->in_pool));
+	if (cfg->inject_size)
+		ses->inject_slab = malloc(cfg->inject_size * cfg->tx_depth);
+	if (!ses->tx_pool || !ses->rx_pool || !ses->in_pool ||
+	    (cfg->inject_size && !ses->inject_slab)) {
+		uet_ses_destroy(ses);
+		return NULL;
+	}
+	for (i = 0; i < cfg->tx_depth; i++) {
+		if (ses->inject_slab)
+			ses->tx_pool[i].inject =
+				ses->inject_slab + (size_t)i * cfg->inject_size;
+		uet_dlist_add_tail(&ses->tx_free, &ses->tx_pool[i].link);
+	}
+	for (i = 0; i < cfg->rx_depth; i++) {
+		uet_dlist_add_tail(&ses->rx_free, &ses->rx_pool[i].link);
+		uet_dlist_add_tail(&ses->in_free, &ses->in_pool[i].pdc_link);
+	}
+	ses->tx_free_n = cfg->tx_depth;
+	ses->rx_free_n = cfg->rx_depth;
+	return ses;
+}
+
+static void free_inmsg_mem(struct uet_ses_inmsg *in)
+{
+	uet_reasm_fini(&in->reasm);
+	free(in->buf);
+	if (in->heap)
+		free(in);
+}
+
+void uet_ses_destroy(struct uet_ses *ses)
+{
+	struct uet_dlist *pos, *tmp, *p2, *t2;
+
+	if (!ses)
+		return;
+	uet_dlist_foreach_safe(pos, tmp, &ses->pdcs) {
+		struct uet_ses_pdc *ps =
+			uet_dlist_entry(pos, struct uet_ses_pdc, link);
+
+		uet_dlist_foreach_safe(p2, t2, &ps->rx_msgs) {
+			struct uet_ses_inmsg *in = uet_dlist_entry(
+				p2, struct uet_ses_inmsg, pdc_link);
+
+			uet_dlist_del(&in->pdc_link);
+			uet_dlist_del(&in->unexp_link);
+			free_inmsg_mem(in);
+		}
+		/* ps->ref may be gone already: PDS is destroyed first. */
+		free(ps);
+	}
+	uet_dlist_foreach_safe(pos, tmp, &ses->unexp) {
+		struct uet_ses_inmsg *in =
+			uet_dlist_entry(pos, struct uet_ses_inmsg, unexp_link);
+
+		uet_dlist_del(&in->unexp_link);
+		free_inmsg_mem(in);
+	}
+	free(ses->tx_pool);
+	free(ses->rx_pool);
+	free(ses->in_pool);
+	free(ses->inject_slab);
+	free(ses);
+}
+
+void uet_ses_complete(struct uet_ses *ses, const struct uet_completion *c)
+{
+	if (ses->cb && ses->cb->complete)
+		ses->cb->complete(ses->user, c);
+}
+
+/* ---- Front door ---- */
+
+int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
+{
+	if (!op)
+		return UET_ERR_INVAL;
+	switch (op->type) {
+	case UET_OP_SEND:
+	case UET_OP_TSEND:
+		return uet_msg_post(ses, op, now);
+	case UET_OP_RECV:
+	case UET_OP_TRECV:
+		return uet_match_post(ses, op);
+	}
+	return UET_ERR_INVAL;
+}
+
+int uet_ses_cancel(struct uet_ses *ses, void *context)
+{
+	return uet_match_cancel(ses, context);
+}
+
+void uet_ses_flush(struct uet_ses *ses)
+{
+	uet_msg_flush(ses);
+	uet_rx_flush(ses);
+	uet_match_flush(ses);
+}
+
+size_t uet_ses_tx_left(const struct uet_ses *ses)
+{
+	return ses->tx_free_n;
+}
+
+size_t uet_ses_rx_left(const struct uet_ses *ses)
+{
+	return ses->rx_free_n;
+}
+
+size_t uet_ses_payload_max(const struct uet_ses *ses)
+{
+	return ses->payload_max;
+}
+
+void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st)
+{
+	*st = ses->st;
+	st->unexp_bytes = ses->unexp_used;
+}
+
+void uet_ses_stats_fep(const struct uet_ses *ses, struct uet_fep_stats *st)
+{
+	st->drop_job += ses->st.bad_job + ses->st.bad_pid + ses->st.bad_index;
+	st->unexp_msgs += ses->st.unexp_msgs;
+}
+
+/* ---- PDC life ---- */
+
+struct uet_ses_pdc *uet_ses_pdc_state(struct uet_ses *ses,
+				      struct uet_pdc_ref *pdc)
+{
+	struct uet_ses_pdc *ps = pdc->ses_state;
+
+	if (ps)
+		return ps;
+	/* One allocation per PDC (not per packet); PDS normally calls
+	 * uet_ses_pdc_open first, this covers a failed one. */
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return NULL;
+	ps->ref = pdc;
+	uet_dlist_init(&ps->tx_msgs);
+	uet_dlist_init(&ps->rx_msgs);
+	uet_dlist_add_tail(&ses->pdcs, &ps->link);
+	pdc->ses_state = ps;
+	return ps;
+}
+
+void uet_ses_pdc_open(struct uet_ses *ses, struct uet_pdc_ref *pdc)
+{
+	/* A new PDC numbers its messages from 0 (sublayer.h). */
+	pdc->ses_state = NULL;
+	uet_ses_pdc_state(ses, pdc);
+}
+
+void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc)
+{
+	struct uet_ses_pdc *ps = pdc->ses_state;
+	bool failed;
+
+	if (!ps)
+		return;
+	uet_msg_pdc_closed(ses, ps);
+	uet_rx_pdc_closed(ses, ps);
+	failed = ps->failed;
+	uet_dlist_del(&ps->link);
+	pdc->ses_state = NULL;
+	/* Sends queued for the peer of a failed PDC fail with it (the peer
+	 * is unreachable); after a clean close they need a new PDC. */
+	if (pdc->initiator && failed)
+		uet_msg_fail_pending(ses, &pdc->peer, UET_ERR_PEER,
+				     ps->fail_code);
+	else if (pdc->initiator && uet_msg_pending(ses, &pdc->peer))
+		ses->rewake = true;
+	free(ps);
+}
+
+bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc)
+{
+	const struct uet_ses_pdc *ps = pdc->ses_state;
+
+	if (ps && (ps->cur || !uet_dlist_empty(&ps->tx_msgs) ||
+		   !uet_dlist_empty(&ps->rx_msgs)))
+		return true;
+	return pdc->initiator && uet_msg_pending(ses, &pdc->peer);
+}

@@ -1,0 +1,118 @@
+/* The semantic sublayer (SES) of one fep, as the front door (uet/core/fep.c)
+ * drives it: operations posted by the application, completions back through
+ * callbacks.complete. Everything between SES and PDS goes through
+ * uet/core/sublayer.h (uet_ses_tx_* / uet_ses_rx / uet_ses_pdc_* and
+ * uet_pds_wake).
+ *
+ * What SES does (shared/spec/ses-and-libfabric-mapping.md):
+ * - sends: one message per SEND/TSEND, cut into packets with the standard
+ *   SES header (wire-format §5.3), numbered per PDC from message_id 0;
+ *   complete once every packet is acknowledged;
+ * - receives: posted untagged/tagged receives, matched in posting order
+ *   (tag & ~ignore, source address unless UET_OPF_PEER_ANY); the messages of
+ *   one PDC are matched in message_id order (FI_ORDER_SAS); messages that
+ *   find no receive wait on the unexpected list within cfg.unexp_max bytes
+ *   (one that does not fit keeps its place and has its packets NACKed with
+ *   UET_NACK_NO_SES_MSG_AVAIL until a receive takes it);
+ * - truncation, multi-recv, cancel, flush, remote CQ data, PEEK/CLAIM/DISCARD.
+ *
+ * SES identifies a sender by uet_pdc_ref.peer (directed receives, the src
+ * of receive completions): on the target side it must be the initiator's
+ * home address, not the entropy-carrying source port.
+ *
+ * Addressing (one rule, shared with the provider for its own endpoint): a
+ * peer's PIDonFEP, resource index and initiator id are derived from its
+ * address with uet_ses_addr_pid / uet_ses_addr_ri / uet_ses_addr_initiator;
+ * the JobID is cfg.job_id for every endpoint of the job. An endpoint must
+ * therefore be configured with cfg.pid_on_fep = uet_ses_addr_pid(&cfg.local)
+ * and cfg.resource_index = uet_ses_addr_ri(&cfg.local), or peers' requests
+ * are refused with RC_BAD_PID / RC_BAD_INDEX.
+ *
+ * Not thread-safe (one thread per fep). now is the caller's clock.
+ */
+#ifndef UET_SES_SES_H
+#define UET_SES_SES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uet/addr.h"
+#include "uet/fep.h"
+#include "uet/time.h"
+
+struct uet_pds;
+struct uet_ses;
+
+/* Largest iov_count of an operation. */
+#define UET_SES_IOV_MAX		4
+
+/* Create the SES of a fep. cfg, cb and the pds pointer must outlive it
+ * (cfg is copied; cb is referenced). Descriptor pools are sized from
+ * cfg->tx_depth and cfg->rx_depth here; no allocation per packet later.
+ * Returns NULL for a bad config (tx_depth or rx_depth 0, an mtu that
+ * leaves no payload after the PDS and SES headers) or out of memory. */
+struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
+			       const struct uet_callbacks *cb, void *user,
+			       struct uet_pds *pds);
+/* Free everything; pending operations vanish without completions. Call
+ * after PDS has released every packet (or together with it). */
+void uet_ses_destroy(struct uet_ses *ses);
+
+/* Post an operation (uet_fep_post). Returns 0, UET_ERR_AGAIN (tx_depth or
+ * rx_depth operations pending), UET_ERR_INVAL (bad type, flags, iov), or
+ * UET_ERR_MSGSIZE (longer than cfg.max_msg_size, or an inject longer than
+ * cfg.inject_size).
+ * Tagged probes (fi_tagged(3)): UET_OPF_PEEK [| CLAIM | DISCARD] completes
+ * from inside this call, with len/tag/data/src of the oldest matching
+ * unexpected message, or err UET_ERR_NOENT when there is none (the glue's
+ * FI_ENOMSG); PEEK|CLAIM reserves the message for a later UET_OPF_CLAIM
+ * receive with the same context, which returns UET_ERR_NOENT when nothing
+ * was claimed with it. MULTI_RECV: untagged, one iov. */
+int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now);
+/* Cancel the posted receive with this context if it has not been matched
+ * yet: it completes with UET_ERR_CANCELED. 0 or UET_ERR_NOENT. */
+int uet_ses_cancel(struct uet_ses *ses, void *context);
+/* Complete every pending operation (sends not fully acknowledged, receives
+ * posted or being filled) with UET_ERR_CANCELED. Packets PDS still holds
+ * stay valid: their later acks and failures are ignored. */
+void uet_ses_flush(struct uet_ses *ses);
+
+/* Room for more posts (fi_tx_size_left / fi_rx_size_left). */
+size_t uet_ses_tx_left(const struct uet_ses *ses);
+size_t uet_ses_rx_left(const struct uet_ses *ses);
+
+/* Payload bytes per packet: cfg.mtu minus the PDS request and standard SES
+ * headers, at most the 14-bit payload_length limit. */
+size_t uet_ses_payload_max(const struct uet_ses *ses);
+
+struct uet_ses_stats {
+	uint64_t tx_msgs, rx_msgs;	/* messages completed (any outcome) */
+	uint64_t unexp_msgs;		/* put on the unexpected list */
+	uint64_t unexp_nacks;		/* packets refused: budget exhausted */
+	uint64_t held_msgs;		/* held back for FI_ORDER_SAS */
+	uint64_t bad_job, bad_pid, bad_index; /* refused, never delivered */
+	uint64_t bad_req;		/* unsupported opcode/format/length */
+	uint64_t dup_pkts;		/* duplicates PDS let through */
+	uint64_t truncated;		/* receives ended with UET_ERR_TRUNC */
+	size_t unexp_bytes;		/* budget in use now */
+};
+
+void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st);
+/* Add SES's share of the fep counters: drop_job (bad job + pid + index)
+ * and unexp_msgs. */
+void uet_ses_stats_fep(const struct uet_ses *ses, struct uet_fep_stats *st);
+
+/* ---- Addressing helpers (one rule for the engine and the provider) ---- */
+
+/* PIDonFEP of the endpoint at a: the low 12 bits of its UDP home port
+ * (0 for raw IP, where there is one endpoint per address). */
+uint16_t uet_ses_addr_pid(const struct uet_addr *a);
+/* Resource index of the endpoint at a: 0 (one receive context per
+ * endpoint). */
+uint16_t uet_ses_addr_ri(const struct uet_addr *a);
+/* 32-bit initiator id a sender at a puts in its requests: FNV-1a over the
+ * family, the address bytes and the port (big endian). Informative only:
+ * directed receives match the sender's address, which the PDC gives. */
+uint32_t uet_ses_addr_initiator(const struct uet_addr *a);
+
+#endif

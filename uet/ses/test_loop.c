@@ -1,0 +1,257 @@
+/* SES test harness: see test_loop.h. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_loop.h"
+
+/* The PDS side of the contract, played by the test: count wakes. */
+void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
+		  uet_time now)
+{
+	struct tl_ep *e = (struct tl_ep *)pds;
+
+	(void)now;
+	e->wakes++;
+	e->wake_peer = *peer;
+}
+
+static void tl_complete(void *user, const struct uet_completion *c)
+{
+	struct tl_ep *e = user;
+
+	if (e->ncomp == e->capcomp) {
+		e->capcomp = e->capcomp ? 2 * e->capcomp : 64;
+		e->comp = realloc(e->comp, e->capcomp * sizeof(*e->comp));
+		cr_assert(e->comp);
+	}
+	e->comp[e->ncomp++] = *c;
+}
+
+struct uet_addr tl_addr(uint16_t port)
+{
+	struct uet_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.af = UET_AF_INET;
+	a.port = port;
+	a.ip[0] = 127;
+	a.ip[3] = 1;
+	return a;
+}
+
+void tl_cfg(struct uet_fep_config *cfg, uint16_t port)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->local = tl_addr(port);
+	cfg->job_id = TL_JOB;
+	cfg->pid_on_fep = uet_ses_addr_pid(&cfg->local);
+	cfg->resource_index = uet_ses_addr_ri(&cfg->local);
+	cfg->mtu = 1500;
+	cfg->max_msg_size = 16u << 20;
+	cfg->inject_size = 64;
+	cfg->tx_depth = 64;
+	cfg->rx_depth = 64;
+	cfg->unexp_max = 64u << 20;
+}
+
+void tl_ep_open(struct tl_ep *e, const struct uet_fep_config *cfg)
+{
+	memset(e, 0, sizeof(*e));
+	e->cfg = *cfg;
+	e->cb.complete = tl_complete;
+	e->ses = uet_ses_create(&e->cfg, &e->cb, e, (struct uet_pds *)e);
+	cr_assert_not_null(e->ses);
+}
+
+void tl_ep_close(struct tl_ep *e)
+{
+	uet_ses_destroy(e->ses);
+	free(e->comp);
+	e->comp = NULL;
+}
+
+void tl_link_open(struct tl_link *l, struct tl_ep *tx, struct tl_ep *rx,
+		  uint32_t id)
+{
+	memset(l, 0, sizeof(*l));
+	l->tx = tx;
+	l->rx = rx;
+	l->tpdc.id = id;
+	l->tpdc.peer = rx->cfg.local;
+	l->tpdc.initiator = true;
+	l->rpdc.id = id;
+	l->rpdc.peer = tx->cfg.local;
+	l->rpdc.initiator = false;
+	uet_ses_pdc_open(tx->ses, &l->tpdc);
+	uet_ses_pdc_open(rx->ses, &l->rpdc);
+}
+
+void tl_link_close(struct tl_link *l)
+{
+	uet_ses_pdc_closed(l->tx->ses, &l->tpdc);
+	uet_ses_pdc_closed(l->rx->ses, &l->rpdc);
+	free(l->p);
+	l->p = NULL;
+	l->n = l->cap = 0;
+}
+
+size_t tl_pull(struct tl_link *l, size_t max)
+{
+	size_t got = 0;
+
+	while (got < max) {
+		struct uet_ses_pkt pkt;
+
+		if (!uet_ses_tx_next(l->tx->ses, &l->tpdc, &pkt, 0))
+			break;
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 64;
+			l->p = realloc(l->p, l->cap * sizeof(*l->p));
+			cr_assert(l->p);
+		}
+		memset(&l->p[l->n], 0, sizeof(l->p[l->n]));
+		l->p[l->n++].pkt = pkt;
+		got++;
+	}
+	return got;
+}
+
+int tl_deliver(struct tl_link *l, size_t i)
+{
+	struct tl_pkt *p = &l->p[i];
+	int hlen, ret;
+
+	cr_assert_lt(i, l->n);
+	l->wlen = uet_ses_tx_write(l->tx->ses, &l->tpdc, &p->pkt, l->buf,
+				   sizeof(l->buf));
+	cr_assert_geq(l->wlen, UET_SES_STD_LEN, "tx_write: %d", l->wlen);
+	cr_assert_leq((size_t)l->wlen + UET_PDS_REQ_LEN, l->tx->cfg.mtu);
+	hlen = uet_ses_req_decode(&l->req, UET_NH_REQ_STD, l->buf,
+				  (size_t)l->wlen);
+	cr_assert_eq(hlen, UET_SES_STD_LEN, "decode: %d", hlen);
+	ret = uet_ses_rx(l->rx->ses, &l->rpdc, &l->req, l->buf + hlen,
+			 (size_t)l->wlen - hlen, &p->rsp, &p->gtd, 0);
+	cr_assert_geq(ret, 0);
+	p->nack = (uint8_t)ret;
+	if (!ret) {
+		uint8_t rbuf[UET_SES_RSP_LEN];
+
+		/* What SES answers must be encodable as it stands. */
+		cr_assert_eq(uet_ses_rsp_encode(rbuf, sizeof(rbuf), &p->rsp),
+			     UET_SES_RSP_LEN);
+	}
+	return ret;
+}
+
+void tl_ack(struct tl_link *l, size_t i)
+{
+	cr_assert_not(l->p[i].acked, "packet %zu acked twice", i);
+	l->p[i].acked = true;
+	uet_ses_tx_acked(l->tx->ses, &l->tpdc, &l->p[i].pkt, &l->p[i].rsp, 0);
+}
+
+int tl_xfer(struct tl_link *l, size_t i)
+{
+	int ret = tl_deliver(l, i);
+
+	if (!ret)
+		tl_ack(l, i);
+	return ret;
+}
+
+size_t tl_run(struct tl_link *l, unsigned tries)
+{
+	size_t i, left = 0, start = l->n;
+	unsigned t;
+
+	tl_pull(l, SIZE_MAX);
+	for (t = 0; t <= tries; t++) {
+		left = 0;
+		for (i = start; i < l->n; i++) {
+			if (l->p[i].acked)
+				continue;
+			if (tl_xfer(l, i))
+				left++;
+		}
+		if (!left)
+			break;
+		/* Packets released by acks may let more out. */
+		tl_pull(l, SIZE_MAX);
+	}
+	return left;
+}
+
+int tl_send(struct tl_ep *e, uint16_t to, uint8_t type, const void *buf,
+	    size_t len, uint64_t tag, uint32_t flags, uint64_t cq_data,
+	    void *ctx)
+{
+	struct uet_iov iov = { (void *)buf, len };
+	struct uet_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.type = type;
+	op.flags = flags;
+	op.context = ctx;
+	op.peer = tl_addr(to);
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.tag = tag;
+	op.cq_data = cq_data;
+	return uet_ses_post(e->ses, &op, 0);
+}
+
+int tl_recv(struct tl_ep *e, uint8_t type, void *buf, size_t len,
+	    uint64_t tag, uint64_t ignore, uint32_t flags, uint16_t from,
+	    void *ctx)
+{
+	struct uet_iov iov = { buf, len };
+	struct uet_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.type = type;
+	op.flags = flags;
+	op.context = ctx;
+	if (from)
+		op.peer = tl_addr(from);
+	else
+		op.flags |= UET_OPF_PEER_ANY;
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.tag = tag;
+	op.ignore = ignore;
+	op.min_multi_recv = 0;
+	return uet_ses_post(e->ses, &op, 0);
+}
+
+const struct uet_completion *tl_comp(const struct tl_ep *e, const void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < e->ncomp; i++)
+		if (e->comp[i].context == ctx)
+			return &e->comp[i];
+	return NULL;
+}
+
+size_t tl_count(const struct tl_ep *e, const void *ctx)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->ncomp; i++)
+		n += e->comp[i].context == ctx;
+	return n;
+}
+
+void tl_fill(uint8_t *buf, size_t len, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		buf[i] = (uint8_t)x;
+	}
+}

@@ -1,0 +1,90 @@
+/* Test harness for SES without PDS: endpoints (one SES each) joined by
+ * links that play PDS by hand. A link owns a PDC on the sending SES
+ * (initiator) and one on the receiving SES (target); the test pulls packets
+ * with uet_ses_tx_next, decides their order, duplicates or NACKs, writes
+ * them with uet_ses_tx_write, decodes them with the wire codec and feeds
+ * them to uet_ses_rx, then hands the response to uet_ses_tx_acked. */
+#ifndef UET_SES_TEST_LOOP_H
+#define UET_SES_TEST_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uet/fep.h"
+#include "uet/wire.h"
+
+#include "../core/sublayer.h"
+#include "ses.h"
+
+#define TL_JOB		0x123456u
+#define TL_BUF		65536
+
+struct tl_ep {
+	struct uet_fep_config cfg;
+	struct uet_ses *ses;
+	struct uet_callbacks cb;
+	struct uet_completion *comp;
+	size_t ncomp, capcomp;
+	unsigned wakes;
+	struct uet_addr wake_peer;
+};
+
+struct tl_pkt {
+	struct uet_ses_pkt pkt;
+	bool acked;
+	uint8_t nack;			/* last NACK code, 0 if none */
+	struct uet_ses_rsp rsp;		/* last response */
+	bool gtd;
+};
+
+struct tl_link {
+	struct tl_ep *tx, *rx;
+	struct uet_pdc_ref tpdc, rpdc;
+	struct tl_pkt *p;
+	size_t n, cap;
+	uint8_t buf[TL_BUF];
+	struct uet_ses_req req;		/* last request decoded */
+	int wlen;			/* last tx_write length */
+};
+
+/* 127.0.0.1:port */
+struct uet_addr tl_addr(uint16_t port);
+/* Defaults for an endpoint at port: our job, ids by the uet_ses_addr_*
+ * rule, mtu 1500, big queues and budget. */
+void tl_cfg(struct uet_fep_config *cfg, uint16_t port);
+void tl_ep_open(struct tl_ep *e, const struct uet_fep_config *cfg);
+void tl_ep_close(struct tl_ep *e);
+
+void tl_link_open(struct tl_link *l, struct tl_ep *tx, struct tl_ep *rx,
+		  uint32_t id);
+/* uet_ses_pdc_closed on both ends. */
+void tl_link_close(struct tl_link *l);
+
+/* Pull up to max packets from the sender; returns how many came. */
+size_t tl_pull(struct tl_link *l, size_t max);
+/* Write packet i, decode it into l->req and feed it to the receiver.
+ * Returns the NACK code (0 when taken); the response lands in p[i]. */
+int tl_deliver(struct tl_link *l, size_t i);
+/* Give packet i's response to the sender (tx_acked). */
+void tl_ack(struct tl_link *l, size_t i);
+/* deliver + ack unless NACKed; returns the NACK code. */
+int tl_xfer(struct tl_link *l, size_t i);
+/* Pull everything and transfer it in order, retrying NACKed packets up to
+ * `tries` rounds; returns the number of packets still NACKed. */
+size_t tl_run(struct tl_link *l, unsigned tries);
+
+int tl_send(struct tl_ep *e, uint16_t to, uint8_t type, const void *buf,
+	    size_t len, uint64_t tag, uint32_t flags, uint64_t cq_data,
+	    void *ctx);
+int tl_recv(struct tl_ep *e, uint8_t type, void *buf, size_t len,
+	    uint64_t tag, uint64_t ignore, uint32_t flags, uint16_t from,
+	    void *ctx);
+
+/* First completion with this context, or NULL. */
+const struct uet_completion *tl_comp(const struct tl_ep *e, const void *ctx);
+size_t tl_count(const struct tl_ep *e, const void *ctx);
+
+void tl_fill(uint8_t *buf, size_t len, uint32_t seed);
+
+#endif
