@@ -1,0 +1,684 @@
+/* uet libfabric provider: the glue between fi_* objects and the engine.
+ *
+ * Object map (shared/design.md "Mapping to libfabric"):
+ *   fabric  = a Fabric Plane, named by its subnet ("192.0.2.0/24");
+ *   domain  = one interface address (the FEP's Fabric Address);
+ *   ep      = one struct uet_fep with its own UDP home port;
+ *   av      = table of peer addresses (FA + home port), fi_addr = index;
+ *   cq/cntr = completion rings and counters fed by callbacks.complete.
+ *
+ * Locking: every endpoint has one lock around its engine (the engine is
+ * single-threaded); CQs, counters, AVs and EQs have their own. Order:
+ * cq/cntr ep_lock -> ep lock -> av lock -> cq/cntr lock. Under
+ * FI_THREAD_DOMAIN without the progress thread the locks are no-ops.
+ *
+ * Progress (libfabric-provider.md §2.4): manual. The only I/O loop is
+ * uetp_progress_ep(); it runs from CQ/counter reads and waits, fi_trywait,
+ * before a data call returns -FI_EAGAIN, and in the optional progress
+ * thread (FI_UET_PROGRESS_THREAD).
+ */
+#ifndef UETP_H
+#define UETP_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_collective.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_tagged.h>
+#include <rdma/providers/fi_log.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "uet/addr.h"
+#include "uet/fep.h"
+#include "uet/net.h"
+#include "uet/time.h"
+
+/* The provider as libfabric sees it (writable: the core fills context). */
+extern struct fi_provider uetp_prov;
+/* Our only exported symbol (FI_EXT_INI); tests call it directly. */
+struct fi_provider *fi_prov_ini(void);
+
+#define UETP_PROV_NAME		"uet"
+#define UETP_VERSION		FI_VERSION(0, 1)
+#define UETP_FI_VERSION		FI_VERSION(1, 17)
+/* ep_attr->protocol_version: the UE 1.0 wire format (SES version 0). */
+#define UETP_PROTO_VERSION	1
+
+/* ---- capabilities (uetp_attr.c) ---- */
+
+#define UETP_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | \
+			 FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define UETP_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | \
+			 FI_MULTI_RECV | FI_SOURCE | \
+			 FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define UETP_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define UETP_CAPS	(UETP_TX_CAPS | UETP_RX_CAPS)
+/* libfabric's split (fi_getinfo.3): primary caps are granted only when
+ * asked for, secondary ones come with every entry. */
+#define UETP_PRIMARY_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
+				 FI_DIRECTED_RECV)
+#define UETP_SECONDARY_CAPS	(FI_MULTI_RECV | FI_SOURCE | \
+				 FI_LOCAL_COMM | FI_REMOTE_COMM)
+
+#define UETP_MSG_ORDER		FI_ORDER_SAS
+#define UETP_COMP_ORDER		FI_ORDER_NONE
+#define UETP_TX_OP_FLAGS	(FI_COMPLETION | FI_INJECT | \
+				 FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE | \
+				 FI_DELIVERY_COMPLETE)
+#define UETP_RX_OP_FLAGS	(FI_COMPLETION | FI_MULTI_RECV)
+/* libfabric's value for "all 64 tag bits usable" (FI_TAG_GENERIC). */
+#define UETP_TAG_FORMAT		0xAAAAAAAAAAAAAAAAULL
+#define UETP_MAX_MSG_SIZE	((size_t)1 << 30)
+#define UETP_INJECT_SIZE	4096
+#define UETP_IOV_LIMIT		4	/* UET_SES_IOV_MAX */
+#define UETP_CQ_DATA_SIZE	8
+#define UETP_SIZE_MAX		65536	/* largest tx/rx size granted */
+#define UETP_AUTH_KEY_SIZE	4	/* the JobID, a host-order uint32_t */
+#define UETP_JOB_ID_MAX		0xFFFFFFu
+#define UETP_MR_KEY_SIZE	8
+#define UETP_EP_CNT		1024
+#define UETP_CQ_CNT		1024
+#define UETP_CNTR_CNT		1024
+#define UETP_MR_CNT		65536
+
+/* Largest UET packet we accept: 14-bit payload_length plus headers. */
+#define UETP_PKT_MAX		(16384 + 256)
+#define UETP_MTU_MIN		512
+#define UETP_BATCH		32	/* packets per recv/send batch */
+
+/* ---- parameters (uetp_init.c) ---- */
+
+struct uetp_env {
+	char *iface;			/* FI_UET_IFACE: comma-separated names */
+	int udp_port;			/* FI_UET_UDP_PORT */
+	int entropy_bits;		/* FI_UET_ENTROPY_BITS */
+	char *pcap;			/* FI_UET_PCAP */
+	int progress_thread;		/* FI_UET_PROGRESS_THREAD */
+	int allow_layering;		/* FI_UET_ALLOW_LAYERING */
+	uint32_t job_id;		/* FI_UET_JOB_ID */
+	size_t mtu;			/* FI_UET_MTU, 0 = from the interface */
+	size_t tx_size, rx_size;	/* FI_UET_TX_SIZE / FI_UET_RX_SIZE */
+	int rto_ms;			/* FI_UET_RTO_MS, 0 = engine default */
+	int max_retx;			/* FI_UET_MAX_RETX, 0 = engine default */
+	int rod;			/* FI_UET_ROD */
+	char *impair;			/* FI_UET_IMPAIR */
+	int stats;			/* FI_UET_STATS */
+	size_t unexp_max;		/* FI_UET_UNEXP_MAX, 0 = engine default */
+};
+
+extern struct uetp_env uetp_env;
+
+#define UETP_DEFAULT_UDP_PORT	4793	/* IANA UET port (wire-format §1.2) */
+#define UETP_DEFAULT_JOB_ID	0
+#define UETP_DEFAULT_TX_SIZE	1024
+#define UETP_DEFAULT_RX_SIZE	1024
+
+/* ---- small helpers ---- */
+
+struct uetp_lock {
+	pthread_mutex_t mutex;
+	bool on;
+};
+
+static inline void uetp_lock_init(struct uetp_lock *l, bool on)
+{
+	pthread_mutex_init(&l->mutex, NULL);
+	l->on = on;
+}
+
+static inline void uetp_lock_destroy(struct uetp_lock *l)
+{
+	pthread_mutex_destroy(&l->mutex);
+}
+
+static inline void uetp_lock_acquire(struct uetp_lock *l)
+{
+	if (l->on)
+		pthread_mutex_lock(&l->mutex);
+}
+
+static inline void uetp_lock_release(struct uetp_lock *l)
+{
+	if (l->on)
+		pthread_mutex_unlock(&l->mutex);
+}
+
+struct uetp_dlist {
+	struct uetp_dlist *next, *prev;
+};
+
+static inline void uetp_dlist_init(struct uetp_dlist *h)
+{
+	h->next = h->prev = h;
+}
+
+static inline bool uetp_dlist_empty(const struct uetp_dlist *h)
+{
+	return h->next == h;
+}
+
+static inline void uetp_dlist_insert_tail(struct uetp_dlist *h,
+					  struct uetp_dlist *e)
+{
+	e->prev = h->prev;
+	e->next = h;
+	h->prev->next = e;
+	h->prev = e;
+}
+
+static inline void uetp_dlist_remove(struct uetp_dlist *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	e->next = e->prev = e;
+}
+
+#define uetp_container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Monotonic clock in ns: the engine's `now`. */
+uet_time uetp_now(void);
+
+/* ---- addresses (uetp_addr.c) ---- */
+
+/* The FI_FORMAT_UNSPEC name: a versioned fixed-size byte layout,
+ * big-endian, documented in fi_uet.7. */
+#define UETP_ADDR_LEN		32
+#define UETP_ADDR_MAGIC0	0x55	/* 'U' */
+#define UETP_ADDR_MAGIC1	0x45	/* 'E' */
+#define UETP_ADDR_VERSION	1
+
+struct uetp_name {
+	struct uet_addr addr;		/* FA + UDP home port */
+	uint16_t pid_on_fep;
+	uint16_t resource_index;
+	uint32_t job_id;
+};
+
+/* Bytes of a name in this format (0: format not ours). */
+size_t uetp_addr_len(uint32_t addr_format, const struct uet_addr *a);
+/* Encode a name into buf (at least uetp_addr_len bytes). */
+void uetp_addr_encode(void *buf, uint32_t addr_format,
+		      const struct uetp_name *n);
+/* Decode a sockaddr_in/_in6 or a uet name; len 0 = trust the contents.
+ * Returns the bytes consumed or -FI_EINVAL. */
+ssize_t uetp_addr_decode(const void *buf, size_t len, struct uetp_name *n);
+/* FI_SOCKADDR_IN(6) or FI_FORMAT_UNSPEC for the bytes at buf; -1 if none. */
+int uetp_addr_format_of(const void *buf, size_t len);
+/* Text form: "fi_sockaddr_in://127.0.0.1:4793", "uet://[::1]:4793/p.r.j". */
+int uetp_addr_str(char *buf, size_t cap, uint32_t addr_format,
+		  const struct uetp_name *n);
+/* Fill a name for an endpoint at a, with the ids the SES derives. */
+void uetp_addr_name(struct uetp_name *n, const struct uet_addr *a,
+			 uint32_t job_id);
+/* Resolve node/service (getaddrinfo) into an address; family 0 = any. */
+int uetp_addr_resolve(const char *node, const char *service, int family,
+		      bool numeric, bool passive, struct uet_addr *a);
+
+/* ---- interfaces (uetp_iface.c) ---- */
+
+struct uetp_iface {
+	char name[IF_NAMESIZE];
+	struct uet_addr addr;		/* port 0 */
+	unsigned prefix;		/* subnet prefix length */
+	bool loopback;
+	unsigned mtu;			/* link MTU, 0 if unknown */
+};
+
+/* Usable interface addresses: up, IPv4/IPv6 (no link-local), filtered by
+ * FI_UET_IFACE, loopback last. Caller frees *list. */
+int uetp_iface_list(struct uetp_iface **list, size_t *count);
+/* The subnet of an interface in CIDR form. */
+void uetp_iface_cidr(const struct uetp_iface *ifc, char *buf, size_t cap);
+/* Find the interface address a (port ignored). */
+int uetp_iface_find(const struct uet_addr *a, struct uetp_iface *out);
+/* a lies in the interface's subnet. */
+bool uetp_iface_contains(const struct uetp_iface *ifc,
+			 const struct uet_addr *a);
+bool uetp_iface_same_ip(const struct uet_addr *a, const struct uet_addr *b);
+bool uetp_iface_any_ip(const struct uet_addr *a);
+/* UET packet MTU for an interface: FI_UET_MTU or link MTU - IP - UDP. */
+size_t uetp_iface_mtu(const struct uetp_iface *ifc);
+
+/* ---- fi_info templates and hint matching (uetp_attr.c) ---- */
+
+int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
+		 uint64_t flags, const struct fi_info *hints,
+		 struct fi_info **info);
+/* Check an fi_info given to fi_domain/fi_endpoint against what we can do. */
+int uetp_attr_check(uint32_t version, const struct fi_info *info);
+/* ---- errors (uetp_errno.c) ---- */
+
+/* prov_errno encoding in CQ error entries (fi_uet.7):
+ *   0x001..0x0ff  SES return code (UET_RC_*) from the target
+ *   0x100 | code  PDS NACK code (UET_NACK_*)
+ *   < 0           engine error (UET_ERR_*) without a code */
+#define UETP_PE_NACK		0x100
+
+/* Carried in err_data of a CQ error entry. */
+struct uetp_err_data {
+	int32_t uet_err;		/* UET_ERR_* */
+	int32_t prov_errno;		/* as above */
+	char peer[56];			/* peer address text, "" if unknown */
+};
+
+int uetp_errno(int uet_err);
+int uetp_errno_rc(unsigned rc);
+int uetp_errno_prov(int uet_err, int code);
+/* Text for a prov_errno; err_data may be NULL. */
+const char *uetp_errno_str(int prov_errno, const void *err_data, char *buf,
+			  size_t len);
+
+/* ---- wait objects (uetp_wait.c) ---- */
+
+struct uetp_wait {
+	int epfd;			/* what fi_control(FI_GETWAIT) returns */
+	int efd;			/* eventfd: signal and wakeups */
+	atomic_bool armed;		/* someone is about to sleep */
+};
+
+int uetp_wait_open(struct uetp_wait **waitp);
+void uetp_wait_close(struct uetp_wait *w);
+int uetp_wait_add_fd(struct uetp_wait *w, int fd);
+void uetp_wait_del_fd(struct uetp_wait *w, int fd);
+void uetp_wait_signal(struct uetp_wait *w);
+void uetp_wait_drain(struct uetp_wait *w);
+/* Sleep until an fd is readable or timeout_ms passes (-1: forever). */
+int uetp_wait_wait(struct uetp_wait *w, int timeout_ms);
+/* Milliseconds until a deadline (rounded up), -1 for UET_TIME_NONE. */
+int uetp_wait_ms(uet_time deadline, uet_time now);
+bool uetp_wait_obj_ok(enum fi_wait_obj obj);
+
+/* ---- fabric, domain (uetp_fabric.c, uetp_domain.c) ---- */
+
+struct uetp_fabric {
+	struct fid_fabric fid;
+	char *name;
+	atomic_int ref;			/* domains and EQs */
+};
+
+struct uetp_progress;
+
+struct uetp_domain {
+	struct fid_domain fid;
+	struct uetp_fabric *fabric;
+	struct fi_info *info;		/* our copy */
+	uint32_t api_version;
+	struct uetp_iface iface;	/* the FEP's interface address */
+	uint32_t job_id;
+	bool locking;
+	size_t mtu;
+	struct uetp_eq *eq;
+	atomic_int ref;			/* children */
+	pthread_mutex_t lock;		/* eps, mrs, progress thread */
+	struct uetp_dlist eps;
+	unsigned eps_gen;		/* bumped when eps changes */
+	struct uetp_progress *prog;	/* NULL: no progress thread */
+	uint64_t next_mr_key;
+};
+
+int uetp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		void *context);
+int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **dom, void *context);
+int uetp_fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count);
+
+/* ---- event queue (uetp_eq.c) ---- */
+
+struct uetp_eq_entry;
+
+struct uetp_eq {
+	struct fid_eq fid;
+	struct uetp_fabric *fabric;
+	pthread_mutex_t lock;
+	struct uetp_eq_entry *head, *tail;
+	size_t count;
+	size_t size;
+	uint64_t flags;
+	enum fi_wait_obj wait_obj;
+	struct uetp_wait *wait;
+	atomic_int ref;
+	char errbuf[128];
+};
+
+int uetp_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
+		 struct fid_eq **eq, void *context);
+/* Queue an event (err != 0: an error entry). Returns 0 or -FI_ENOMEM. */
+int uetp_eq_post(struct uetp_eq *eq, uint32_t event, const void *buf,
+		 size_t len, int err, int prov_errno, fid_t fid,
+		 void *context, uint64_t data);
+
+/* ---- completion queue (uetp_cq.c) ---- */
+
+struct uetp_cq_entry {
+	void *op_context;
+	uint64_t flags;
+	size_t len;
+	void *buf;
+	uint64_t data;
+	uint64_t tag;
+	fi_addr_t src;
+	bool is_err;
+	int err;			/* positive FI_E* */
+	int prov_errno;
+	size_t olen;
+	struct uetp_err_data edata;
+};
+
+struct uetp_ep;
+
+/* What an op signals on completion: the bound CQ/counter of its side. */
+struct uetp_epset {
+	pthread_mutex_t lock;		/* the "ep_lock" of the lock order */
+	struct uetp_ep **eps;
+	size_t count, cap;
+};
+
+struct uetp_cq {
+	struct fid_cq fid;
+	struct uetp_domain *domain;
+	enum fi_cq_format format;
+	size_t entry_size;
+	enum fi_wait_obj wait_obj;
+	enum fi_cq_wait_cond wait_cond;
+	struct uetp_wait *wait;
+	struct uetp_lock lock;		/* the ring */
+	struct uetp_cq_entry *ring;
+	size_t cap, head, count, reserved;
+	uint64_t lost;			/* out of memory: entries not kept */
+	struct uetp_epset eps;
+	atomic_int ref;
+	atomic_bool signaled;
+	struct uetp_err_data err_data;	/* provider-owned err_data */
+	char errbuf[160];
+};
+
+int uetp_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
+		 struct fid_cq **cq, void *context);
+/* Keep room for one more entry (at post time). 0 or -FI_ENOMEM. */
+int uetp_cq_reserve(struct uetp_cq *cq);
+void uetp_cq_unreserve(struct uetp_cq *cq);
+/* Add an entry; `reserved` consumes a reservation. Never drops unless
+ * memory is exhausted (then counted in lost and logged). */
+void uetp_cq_push(struct uetp_cq *cq, const struct uetp_cq_entry *e,
+		  bool reserved);
+size_t uetp_cq_count(struct uetp_cq *cq);
+
+/* ---- counter (uetp_cntr.c) ---- */
+
+struct uetp_cntr {
+	struct fid_cntr fid;
+	struct uetp_domain *domain;
+	atomic_uint_fast64_t value;
+	atomic_uint_fast64_t err;
+	uint64_t last_read;		/* for fi_trywait */
+	enum fi_wait_obj wait_obj;
+	struct uetp_wait *wait;
+	struct uetp_epset eps;
+	atomic_int ref;
+};
+
+int uetp_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
+		   struct fid_cntr **cntr, void *context);
+void uetp_cntr_inc(struct uetp_cntr *cntr);
+void uetp_cntr_inc_err(struct uetp_cntr *cntr);
+
+/* ---- address vector (uetp_av.c) ---- */
+
+struct uetp_av_entry {
+	struct uet_addr addr;
+	bool used;
+};
+
+struct uetp_av {
+	struct fid_av fid;
+	struct uetp_domain *domain;
+	enum fi_av_type type;
+	uint64_t flags;
+	uint32_t addr_format;
+	struct uetp_lock lock;
+	struct uetp_av_entry *table;
+	size_t count, cap;
+	size_t *hash;			/* index + 1, 0 = empty */
+	size_t hash_cap;
+	struct uetp_eq *eq;
+	atomic_int ref;
+};
+
+int uetp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		 struct fid_av **av, void *context);
+/* fi_addr -> address; -FI_EINVAL if not in use. */
+int uetp_av_get(struct uetp_av *av, fi_addr_t fi_addr, struct uet_addr *a);
+/* address -> fi_addr, FI_ADDR_NOTAVAIL if unknown. */
+fi_addr_t uetp_av_reverse(struct uetp_av *av, const struct uet_addr *a);
+
+/* ---- memory registration (uetp_mr.c) ---- */
+
+struct uetp_mr {
+	struct fid_mr mr_fid;
+	struct uetp_domain *domain;
+	uint64_t access;
+};
+
+extern struct fi_ops_mr uetp_mr_ops;
+
+/* ---- impairments (uetp_impair.c) ---- */
+
+struct uetp_impair_cfg {
+	uint32_t drop_ppm, dup_ppm, reorder_ppm;
+	uint64_t seed;
+};
+
+#define UETP_IMPAIR_HOLD	8	/* packets held back for reordering */
+
+struct uetp_impair {
+	struct uetp_impair_cfg cfg;
+	uint64_t state;
+	unsigned held;
+	struct uet_net_msg hold[UETP_IMPAIR_HOLD];
+	uint64_t dropped, duplicated, reordered;
+};
+
+/* "drop=0.05,dup=0.01,reorder=0.1,seed=7"; 0 or -FI_EINVAL. */
+int uetp_impair_parse(const char *s, struct uetp_impair_cfg *cfg);
+int uetp_impair_open(struct uetp_impair **imp, const struct uetp_impair_cfg *cfg);
+void uetp_impair_close(struct uetp_impair *imp);
+/* Decide one received packet: bits of UETP_IMPAIR_*. */
+#define UETP_IMPAIR_DROP	0x1
+#define UETP_IMPAIR_DUP		0x2
+#define UETP_IMPAIR_REORDER	0x4
+unsigned uetp_impair_pick(struct uetp_impair *imp);
+/* Hold a copy of m back; false if the hold queue is full. */
+bool uetp_impair_hold(struct uetp_impair *imp, const struct uet_net_msg *m);
+
+/* ---- pcap tap (uetp_pcap.c) ---- */
+
+int uetp_pcap_get(void);		/* open on first use (FI_UET_PCAP) */
+void uetp_pcap_put(void);
+void uetp_pcap_flush(void);
+void uetp_pcap_cleanup(void);
+void uetp_pcap_trace(const struct uet_addr *local, unsigned entropy_bits,
+		     int dir, const struct uet_pkt_info *pi,
+		     const uint8_t *pkt, size_t len);
+
+/* ---- endpoint (uetp_ep.c, uetp_msg.c, uetp_tagged.c) ---- */
+
+/* One posted operation; op.context for the engine points here. */
+struct uetp_req {
+	struct uetp_req *next;		/* free list */
+	void *context;			/* the application's */
+	uint64_t flags;			/* FI_* for the CQ entry */
+	struct uetp_cq *cq;
+	struct uetp_cntr *cntr;
+	uint8_t type;			/* UET_OP_* */
+	bool in_use;
+	bool want_comp;
+	bool reserved;			/* holds a CQ reservation */
+	bool peek;			/* FI_PEEK receive */
+	bool claimed;			/* FI_PEEK|FI_CLAIM matched, kept */
+};
+
+struct uetp_ep {
+	struct fid_ep fid;
+	struct uetp_domain *domain;
+	struct fi_info *info;
+	uint32_t addr_format;
+	uint64_t caps;
+	struct uetp_lock lock;
+	struct uetp_dlist dom_entry;	/* domain->eps (progress thread) */
+
+	struct uetp_av *av;
+	struct uetp_cq *tx_cq, *rx_cq;
+	bool tx_selective, rx_selective;
+	struct uetp_cntr *tx_cntr, *rx_cntr;
+	struct uetp_eq *eq;
+	uint64_t tx_op_flags, rx_op_flags;
+	size_t min_multi_recv;
+	size_t iov_limit;
+	size_t inject_size;
+	bool enabled;
+
+	/* the engine and its port */
+	struct uet_fep_config cfg;
+	struct uet_fep *fep;
+	struct uet_net *net;
+	unsigned entropy_bits;
+	struct uetp_name name;
+	uint64_t rand_state;
+
+	/* operations */
+	struct uetp_req *reqs;
+	size_t nreqs;
+	struct uetp_req *tx_free, *rx_free;
+
+	/* I/O batches */
+	struct uet_net_msg rx_msgs[UETP_BATCH];
+	struct uet_net_msg tx_msgs[UETP_BATCH];
+	uint8_t *rx_bufs, *tx_bufs;
+	unsigned tx_pending, tx_off;
+	int timer_fd;
+	bool timer_armed;
+	struct uetp_impair *impair;
+	bool pcap;
+	uint64_t tx_dropped;		/* refused by the port */
+};
+
+int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **ep, void *context);
+/* Called by the engine (callbacks.complete). */
+void uetp_ep_complete(void *user, const struct uet_completion *c);
+
+/* The one post path of fi_ops_msg / fi_ops_tagged. */
+struct uetp_post {
+	uint8_t type;			/* UET_OP_* */
+	const struct iovec *iov;
+	size_t count;
+	fi_addr_t addr;
+	uint64_t tag, ignore, data;
+	void *context;
+	uint64_t flags;			/* FI_* */
+};
+
+/* Provider-specific flag bit (fabric.h: bits 60-63): an fi_inject-style
+ * call, which never generates a completion. */
+#define UETP_INJECT_OP		(1ULL << 60)
+
+ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p);
+ssize_t uetp_ep_cancel(fid_t fid, void *context);
+
+extern struct fi_ops_msg uetp_msg_ops;
+extern struct fi_ops_tagged uetp_tagged_ops;
+
+/* ---- the I/O loop (uetp_progress.c) ---- */
+
+/* One pass for one endpoint; call with ep->lock held. */
+void uetp_progress_ep(struct uetp_ep *ep);
+/* Send what the engine has queued (after a post). ep->lock held. */
+void uetp_progress_flush(struct uetp_ep *ep, uet_time now);
+/* Earliest deadline of the engine (ep->lock held). */
+uet_time uetp_progress_deadline(struct uetp_ep *ep);
+/* Arm the endpoint's timerfd to that deadline (FI_WAIT_FD users). */
+void uetp_progress_arm(struct uetp_ep *ep);
+
+/* The endpoints bound to a CQ or counter: progress every one of them. */
+int uetp_progress_set_add(struct uetp_epset *s, struct uetp_ep *ep);
+void uetp_progress_set_del(struct uetp_epset *s, struct uetp_ep *ep);
+/* Run progress on every ep; returns the earliest engine deadline. */
+uet_time uetp_progress_set_run(struct uetp_epset *s);
+/* Arm the eps' timers (fi_trywait). */
+void uetp_progress_set_arm(struct uetp_epset *s);
+/* Some ep still has packets to send (socket was full). */
+bool uetp_progress_set_tx_pending(struct uetp_epset *s);
+
+/* The optional thread (FI_UET_PROGRESS_THREAD), one per domain. */
+int uetp_progress_start(struct uetp_domain *dom);
+void uetp_progress_stop(struct uetp_domain *dom);
+/* Wake the thread when a deadline earlier than its sleep appeared. */
+void uetp_progress_kick(struct uetp_domain *dom, uet_time deadline);
+
+/* ---- -FI_ENOSYS stubs (uetp_enosys.c) ---- */
+
+extern struct fi_ops_rma uetp_enosys_rma;
+extern struct fi_ops_atomic uetp_enosys_atomic;
+extern struct fi_ops_collective uetp_enosys_collective;
+
+int uetp_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int uetp_enosys_control(struct fid *fid, int command, void *arg);
+int uetp_enosys_ops_open(struct fid *fid, const char *name, uint64_t flags,
+		     void **ops, void *context);
+int uetp_enosys_tostr(const struct fid *fid, char *buf, size_t len);
+int uetp_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
+		    void *ops, void *context);
+int uetp_enosys_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
+		       struct fid_pep **pep, void *context);
+int uetp_enosys_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+		      struct fid_wait **waitset);
+int uetp_enosys_scalable_ep(struct fid_domain *domain, struct fi_info *info,
+			struct fid_ep **sep, void *context);
+int uetp_enosys_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+		      struct fid_poll **pollset);
+int uetp_enosys_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
+		    struct fid_stx **stx, void *context);
+int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
+		    struct fid_ep **rx_ep, void *context);
+int uetp_enosys_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
+			 enum fi_op op, struct fi_atomic_attr *attr,
+			 uint64_t flags);
+int uetp_enosys_query_collective(struct fid_domain *domain,
+			     enum fi_collective_op coll,
+			     struct fi_collective_attr *attr, uint64_t flags);
+int uetp_enosys_endpoint2(struct fid_domain *domain, struct fi_info *info,
+		      struct fid_ep **ep, uint64_t flags, void *context);
+int uetp_enosys_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		   struct fid_ep **tx_ep, void *context);
+int uetp_enosys_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+		   struct fid_ep **rx_ep, void *context);
+int uetp_enosys_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen);
+int uetp_enosys_connect(struct fid_ep *ep, const void *addr, const void *param,
+		    size_t paramlen);
+int uetp_enosys_listen(struct fid_pep *pep);
+int uetp_enosys_accept(struct fid_ep *ep, const void *param, size_t paramlen);
+int uetp_enosys_reject(struct fid_pep *pep, fid_t handle, const void *param,
+		   size_t paramlen);
+int uetp_enosys_shutdown(struct fid_ep *ep, uint64_t flags);
+int uetp_enosys_join(struct fid_ep *ep, const void *addr, uint64_t flags,
+		 struct fid_mc **mc, void *context);
+int uetp_enosys_av_set(struct fid_av *av, struct fi_av_set_attr *attr,
+		   struct fid_av_set **av_set, void *context);
+
+#endif

@@ -1,0 +1,228 @@
+/* Provider entry: fi_prov_ini, parameters, cleanup.
+ *
+ * fi_prov_ini runs inside libfabric's fi_ini() under its init lock, even
+ * when FI_PROVIDER excludes us (libfabric-provider.md §1.1): only define and
+ * read parameters here, no sockets, threads or fi_getinfo calls.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uet/udp.h"
+#include "uetp.h"
+
+#ifndef EXTERNALLY_VISIBLE
+#define EXTERNALLY_VISIBLE
+#endif
+
+static void uetp_cleanup(void);
+static int uetp_getinfo(uint32_t version, const char *node,
+			const char *service, uint64_t flags,
+			const struct fi_info *hints, struct fi_info **info);
+
+struct fi_provider uetp_prov = {
+	.version = UETP_VERSION,
+	.fi_version = UETP_FI_VERSION,
+	.name = UETP_PROV_NAME,
+	.getinfo = uetp_getinfo,
+	.fabric = uetp_fabric_open,
+	.cleanup = uetp_cleanup,
+};
+
+struct uetp_env uetp_env = {
+	.udp_port = UETP_DEFAULT_UDP_PORT,
+	.entropy_bits = UET_UDP_ENTROPY_BITS_DEFAULT,
+	.job_id = UETP_DEFAULT_JOB_ID,
+	.tx_size = UETP_DEFAULT_TX_SIZE,
+	.rx_size = UETP_DEFAULT_RX_SIZE,
+};
+
+uet_time uetp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uet_time)ts.tv_sec * UET_SEC + (uet_time)ts.tv_nsec;
+}
+
+static char *uetp_env_str(const char *name)
+{
+	char *v = NULL;
+
+	if (fi_param_get_str(&uetp_prov, name, &v) || !v || !*v)
+		return NULL;
+	return strdup(v);
+}
+
+/* An int parameter within [min, max]; out of range is warned and ignored. */
+static void uetp_env_int(const char *name, int min, int max, int *out)
+{
+	int v;
+
+	if (fi_param_get_int(&uetp_prov, name, &v))
+		return;
+	if (v < min || v > max) {
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_%s=%d outside [%d, %d], ignored\n", name, v,
+			min, max);
+		return;
+	}
+	*out = v;
+}
+
+static void uetp_env_size(const char *name, size_t min, size_t max,
+			  size_t *out)
+{
+	size_t v;
+
+	if (fi_param_get_size_t(&uetp_prov, name, &v))
+		return;
+	if (v < min || v > max) {
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_%s=%zu outside [%zu, %zu], ignored\n", name, v,
+			min, max);
+		return;
+	}
+	*out = v;
+}
+
+static void uetp_env_bool(const char *name, int *out)
+{
+	int v;
+
+	if (!fi_param_get_bool(&uetp_prov, name, &v))
+		*out = !!v;
+}
+
+static void uetp_define_params(void)
+{
+	struct uet_fep_config d;
+
+	uet_fep_config_default(&d);
+
+	fi_param_define(&uetp_prov, "iface", FI_PARAM_STRING,
+		"Comma-separated interface names whose addresses become "
+		"domains (default: every interface that is up, loopback last)");
+	fi_param_define(&uetp_prov, "udp_port", FI_PARAM_INT,
+		"Preferred UDP home port of the first endpoint on an address; "
+		"later endpoints get an ephemeral port or block. 0 = always "
+		"ephemeral. With FI_UET_ENTROPY_BITS > 0 only an aligned port "
+		">= %d is usable (default: %d, the IANA UET port)",
+		UET_UDP_BLOCK_MIN, UETP_DEFAULT_UDP_PORT);
+	fi_param_define(&uetp_prov, "entropy_bits", FI_PARAM_INT,
+		"k: every endpoint binds 2^k UDP ports and sprays its packets "
+		"over them by entropy (source port); must be equal on every "
+		"node (default: %d, max %d)", UET_UDP_ENTROPY_BITS_DEFAULT,
+		UET_UDP_ENTROPY_BITS_MAX);
+	fi_param_define(&uetp_prov, "pcap", FI_PARAM_STRING,
+		"Write every UET packet sent and received to this pcap file; "
+		"%%p in the name becomes the process id (default: none)");
+	fi_param_define(&uetp_prov, "progress_thread", FI_PARAM_BOOL,
+		"Run a progress thread per domain and advertise "
+		"FI_PROGRESS_AUTO data progress (default: 0)");
+	fi_param_define(&uetp_prov, "allow_layering", FI_PARAM_BOOL,
+		"Let libfabric utility providers (ofi_rxm, ofi_rxd, ...) "
+		"layer over uet (default: 0)");
+	fi_param_define(&uetp_prov, "job_id", FI_PARAM_INT,
+		"UET JobID (24 bits) of endpoints opened without an auth_key "
+		"(default: %d)", UETP_DEFAULT_JOB_ID);
+	fi_param_define(&uetp_prov, "mtu", FI_PARAM_SIZE_T,
+		"Largest UET packet in bytes, headers included, %d..%d "
+		"(default: 0 = interface MTU minus IP and UDP headers)",
+		UETP_MTU_MIN, UETP_PKT_MAX);
+	fi_param_define(&uetp_prov, "tx_size", FI_PARAM_SIZE_T,
+		"Default transmit queue depth (default: %d)",
+		UETP_DEFAULT_TX_SIZE);
+	fi_param_define(&uetp_prov, "rx_size", FI_PARAM_SIZE_T,
+		"Default receive queue depth (default: %d)",
+		UETP_DEFAULT_RX_SIZE);
+	fi_param_define(&uetp_prov, "rto_ms", FI_PARAM_INT,
+		"First retransmission timeout in milliseconds (default: "
+		"0 = engine default, %g ms)", (double)d.rto_min / UET_MSEC);
+	fi_param_define(&uetp_prov, "max_retx", FI_PARAM_INT,
+		"Retransmissions of one packet before its PDC fails "
+		"(default: 0 = engine default, %u)", d.max_retx);
+	fi_param_define(&uetp_prov, "rod", FI_PARAM_BOOL,
+		"Use ROD (reliable ordered) PDCs instead of RUD (default: 0)");
+	fi_param_define(&uetp_prov, "impair", FI_PARAM_STRING,
+		"Testing only: impair received packets, e.g. "
+		"\"drop=0.05,dup=0.01,reorder=0.1,seed=1\" (default: none)");
+	fi_param_define(&uetp_prov, "stats", FI_PARAM_BOOL,
+		"Print engine statistics to stderr when an endpoint closes "
+		"(default: 0)");
+	fi_param_define(&uetp_prov, "unexp_max", FI_PARAM_SIZE_T,
+		"Bytes buffered per endpoint for messages that arrive before "
+		"their receive (default: 0 = engine default, %zu)",
+		d.unexp_max);
+}
+
+static void uetp_read_params(void)
+{
+	struct uetp_impair_cfg icfg;
+	int v;
+
+	uetp_env.iface = uetp_env_str("iface");
+	uetp_env.pcap = uetp_env_str("pcap");
+	uetp_env.impair = uetp_env_str("impair");
+	uetp_env_int("udp_port", 0, 65535, &uetp_env.udp_port);
+	uetp_env_int("entropy_bits", 0, UET_UDP_ENTROPY_BITS_MAX,
+		     &uetp_env.entropy_bits);
+	uetp_env_bool("progress_thread", &uetp_env.progress_thread);
+	uetp_env_bool("allow_layering", &uetp_env.allow_layering);
+	v = (int)uetp_env.job_id;
+	uetp_env_int("job_id", 0, (int)UETP_JOB_ID_MAX, &v);
+	uetp_env.job_id = (uint32_t)v;
+	uetp_env_size("mtu", 0, UETP_PKT_MAX, &uetp_env.mtu);
+	if (uetp_env.mtu && uetp_env.mtu < UETP_MTU_MIN) {
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_MTU below %d, ignored\n", UETP_MTU_MIN);
+		uetp_env.mtu = 0;
+	}
+	uetp_env_size("tx_size", 1, UETP_SIZE_MAX, &uetp_env.tx_size);
+	uetp_env_size("rx_size", 1, UETP_SIZE_MAX, &uetp_env.rx_size);
+	uetp_env_int("rto_ms", 0, 600000, &uetp_env.rto_ms);
+	uetp_env_int("max_retx", 0, 1000000, &uetp_env.max_retx);
+	uetp_env_bool("rod", &uetp_env.rod);
+	uetp_env_bool("stats", &uetp_env.stats);
+	uetp_env_size("unexp_max", 0, SIZE_MAX, &uetp_env.unexp_max);
+	if (uetp_env.impair && uetp_impair_parse(uetp_env.impair, &icfg)) {
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_IMPAIR=\"%s\" not understood, ignored\n",
+			uetp_env.impair);
+		free(uetp_env.impair);
+		uetp_env.impair = NULL;
+	}
+}
+
+/* Called once directly and once per utility provider for every
+ * fi_getinfo of the application, from any thread: uetp_attr.c builds the
+ * list from scratch each time, allocation-clean on error. */
+static int uetp_getinfo(uint32_t version, const char *node,
+			const char *service, uint64_t flags,
+			const struct fi_info *hints, struct fi_info **info)
+{
+	int ret;
+
+	ret = uetp_attr_getinfo(version, node, service, flags, hints, info);
+	FI_TRACE(&uetp_prov, FI_LOG_CORE, "getinfo %u.%u node %s service %s: "
+		 "%d\n", FI_MAJOR(version), FI_MINOR(version),
+		 node ? node : "-", service ? service : "-", ret);
+	return ret;
+}
+
+static void uetp_cleanup(void)
+{
+	uetp_pcap_cleanup();
+	free(uetp_env.iface);
+	free(uetp_env.pcap);
+	free(uetp_env.impair);
+	uetp_env.iface = uetp_env.pcap = uetp_env.impair = NULL;
+}
+
+FI_EXT_INI
+{
+	uetp_define_params();
+	uetp_read_params();
+	return &uetp_prov;
+}

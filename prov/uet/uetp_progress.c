@@ -1,0 +1,426 @@
+/* THE I/O loop (style.md §5.2): the only place that moves packets between
+ * the UDP port and the engine.
+ *
+ *   now = CLOCK_MONOTONIC -> batch recv -> uet_fep_recv each
+ *   -> uet_fep_handle_timeout if due -> uet_fep_poll_tx into a batch
+ *   until 0 -> send
+ *
+ * It runs under the endpoint lock from CQ/counter reads and waits,
+ * fi_trywait, data calls about to return -FI_EAGAIN, and the optional
+ * progress thread (FI_UET_PROGRESS_THREAD), one per domain.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "uet/err.h"
+#include "uet/udp.h"
+#include "uetp.h"
+
+#define UETP_RX_ROUNDS		4	/* batches per call: bound the time */
+#define UETP_THREAD_MAX_SLEEP	100	/* ms: notice new endpoints */
+
+static void uetp_ep_deliver(struct uetp_ep *ep, const struct uet_net_msg *m,
+			    uet_time now)
+{
+	/* malformed or foreign packets are counted by the engine */
+	(void)uet_fep_recv(ep->fep, &m->info, m->buf, m->len, now);
+}
+
+static void uetp_ep_release_held(struct uetp_ep *ep, uet_time now)
+{
+	struct uetp_impair *imp = ep->impair;
+
+	for (unsigned i = 0; i < imp->held; i++)
+		uetp_ep_deliver(ep, &imp->hold[i], now);
+	imp->held = 0;
+}
+
+/* FI_UET_IMPAIR: the network misbehaving, applied on receive. */
+static void uetp_ep_deliver_impaired(struct uetp_ep *ep,
+				     const struct uet_net_msg *m, uet_time now)
+{
+	struct uetp_impair *imp = ep->impair;
+	unsigned act = uetp_impair_pick(imp);
+
+	if (act & UETP_IMPAIR_DROP) {
+		imp->dropped++;
+		return;
+	}
+	if ((act & UETP_IMPAIR_REORDER) && uetp_impair_hold(imp, m)) {
+		imp->reordered++;
+		return;
+	}
+	uetp_ep_deliver(ep, m, now);
+	if (act & UETP_IMPAIR_DUP) {
+		imp->duplicated++;
+		uetp_ep_deliver(ep, m, now);
+	}
+	/* held packets come after the one that overtook them */
+	if (imp->held)
+		uetp_ep_release_held(ep, now);
+}
+
+static void uetp_ep_disarm_timer(struct uetp_ep *ep)
+{
+	struct itimerspec its;
+	uint64_t v;
+
+	memset(&its, 0, sizeof(its));
+	timerfd_settime(ep->timer_fd, 0, &its, NULL);
+	while (read(ep->timer_fd, &v, sizeof(v)) > 0)
+		;
+	ep->timer_armed = false;
+}
+
+void uetp_progress_arm(struct uetp_ep *ep)
+{
+	struct itimerspec its;
+	uet_time d = uetp_progress_deadline(ep);
+
+	if (d == UET_TIME_NONE) {
+		if (ep->timer_armed)
+			uetp_ep_disarm_timer(ep);
+		return;
+	}
+	if (!d)
+		d = 1;		/* 0 would disarm */
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(d / UET_SEC);
+	its.it_value.tv_nsec = (long)(d % UET_SEC);
+	if (!timerfd_settime(ep->timer_fd, TFD_TIMER_ABSTIME, &its, NULL))
+		ep->timer_armed = true;
+}
+
+uet_time uetp_progress_deadline(struct uetp_ep *ep)
+{
+	return ep->fep ? uet_fep_next_timeout(ep->fep) : UET_TIME_NONE;
+}
+
+void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
+{
+	struct uet_net_msg *m;
+	ssize_t len;
+	int n;
+
+	for (;;) {
+		if (ep->tx_off == ep->tx_pending) {
+			unsigned k = 0;
+
+			ep->tx_off = ep->tx_pending = 0;
+			while (k < UETP_BATCH) {
+				m = &ep->tx_msgs[k];
+				memset(&m->info, 0, sizeof(m->info));
+				len = uet_fep_poll_tx(ep->fep, &m->info, m->buf,
+						      m->cap, now);
+				if (len <= 0) {
+					if (len < 0)
+						FI_WARN_SPARSE(&uetp_prov,
+							FI_LOG_EP_DATA,
+							"poll_tx: %s\n",
+							uet_err_str((int)len));
+					break;
+				}
+				m->len = (size_t)len;
+				m->info.ts = now;
+				k++;
+			}
+			if (!k)
+				return;
+			ep->tx_pending = k;
+		}
+		n = ep->net->ops->send(ep->net, ep->tx_msgs + ep->tx_off,
+				       ep->tx_pending - ep->tx_off);
+		if (n > 0) {
+			ep->tx_off += (unsigned)n;
+			continue;
+		}
+		if (n == 0)
+			return;		/* socket full: retry next time */
+		if (n == UET_ERR_INVAL) {
+			/* this one packet is refused (e.g. no route): lost
+			 * like on a wire, the engine retransmits */
+			ep->tx_off++;
+			ep->tx_dropped++;
+			continue;
+		}
+		FI_WARN_SPARSE(&uetp_prov, FI_LOG_EP_DATA, "send: %s\n",
+			       uet_udp_errstr(ep->net));
+		ep->tx_dropped += ep->tx_pending - ep->tx_off;
+		ep->tx_off = ep->tx_pending;
+	}
+}
+
+void uetp_progress_ep(struct uetp_ep *ep)
+{
+	uet_time now = uetp_now();
+	int n;
+
+	if (!ep->fep)
+		return;
+	if (ep->timer_armed)
+		uetp_ep_disarm_timer(ep);
+	for (int round = 0; round < UETP_RX_ROUNDS; round++) {
+		n = ep->net->ops->recv(ep->net, ep->rx_msgs, UETP_BATCH, now);
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			if (ep->impair)
+				uetp_ep_deliver_impaired(ep, &ep->rx_msgs[i],
+							 now);
+			else
+				uetp_ep_deliver(ep, &ep->rx_msgs[i], now);
+		}
+		if (n < UETP_BATCH)
+			break;
+	}
+	if (ep->impair && ep->impair->held)
+		uetp_ep_release_held(ep, now);
+	if (uet_fep_next_timeout(ep->fep) <= now)
+		uet_fep_handle_timeout(ep->fep, now);
+	uetp_progress_flush(ep, now);
+}
+
+/* ---- endpoint sets of CQs and counters ---- */
+
+int uetp_progress_set_add(struct uetp_epset *s, struct uetp_ep *ep)
+{
+	struct uetp_ep **eps;
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->count; i++)
+		if (s->eps[i] == ep)
+			goto out;
+	if (s->count == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4;
+
+		eps = realloc(s->eps, cap * sizeof(*eps));
+		if (!eps) {
+			ret = -FI_ENOMEM;
+			goto out;
+		}
+		s->eps = eps;
+		s->cap = cap;
+	}
+	s->eps[s->count++] = ep;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+void uetp_progress_set_del(struct uetp_epset *s, struct uetp_ep *ep)
+{
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->count; i++) {
+		if (s->eps[i] == ep) {
+			s->eps[i] = s->eps[--s->count];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+uet_time uetp_progress_set_run(struct uetp_epset *s)
+{
+	uet_time next = UET_TIME_NONE, d;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->count; i++) {
+		struct uetp_ep *ep = s->eps[i];
+
+		uetp_lock_acquire(&ep->lock);
+		uetp_progress_ep(ep);
+		d = uetp_progress_deadline(ep);
+		uetp_lock_release(&ep->lock);
+		if (d < next)
+			next = d;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return next;
+}
+
+void uetp_progress_set_arm(struct uetp_epset *s)
+{
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->count; i++) {
+		struct uetp_ep *ep = s->eps[i];
+
+		if (ep->domain->prog)
+			continue;	/* the thread keeps time */
+		uetp_lock_acquire(&ep->lock);
+		uetp_progress_arm(ep);
+		uetp_lock_release(&ep->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool uetp_progress_set_tx_pending(struct uetp_epset *s)
+{
+	bool pending = false;
+
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->count && !pending; i++)
+		pending = s->eps[i]->tx_off != s->eps[i]->tx_pending;
+	pthread_mutex_unlock(&s->lock);
+	return pending;
+}
+
+/* ---- the optional progress thread ---- */
+
+struct uetp_progress {
+	pthread_t thread;
+	int epfd;
+	int efd;
+	atomic_bool stop;
+	atomic_uint_fast64_t sleep_until;
+	unsigned gen;			/* dom->eps_gen last synced */
+	size_t nfds;
+	int fds[64];			/* sockets watched (polled if more) */
+};
+
+/* Keep the epoll set equal to the enabled endpoints' sockets; lock held. */
+static void uetp_progress_sync_fds(struct uetp_domain *dom)
+{
+	struct uetp_progress *pg = dom->prog;
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct uetp_dlist *e;
+	size_t n = 0;
+	int fds[64];
+
+	for (e = dom->eps.next; e != &dom->eps && n < 64; e = e->next) {
+		struct uetp_ep *ep = uetp_container_of(e, struct uetp_ep,
+						       dom_entry);
+
+		fds[n++] = ep->net->ops->fd(ep->net);
+	}
+	for (size_t i = 0; i < pg->nfds; i++)
+		epoll_ctl(pg->epfd, EPOLL_CTL_DEL, pg->fds[i], NULL);
+	for (size_t i = 0; i < n; i++) {
+		ev.data.fd = fds[i];
+		epoll_ctl(pg->epfd, EPOLL_CTL_ADD, fds[i], &ev);
+		pg->fds[i] = fds[i];
+	}
+	pg->nfds = n;
+}
+
+static void *uetp_progress_main(void *arg)
+{
+	struct uetp_domain *dom = arg;
+	struct uetp_progress *pg = dom->prog;
+	struct epoll_event ev[16];
+	struct uetp_dlist *e;
+	uet_time next, now, d;
+	bool pending, many = false;
+	uint64_t v;
+	int ms;
+
+	while (!atomic_load(&pg->stop)) {
+		next = UET_TIME_NONE;
+		pending = false;
+		pthread_mutex_lock(&dom->lock);
+		if (pg->gen != dom->eps_gen) {
+			uetp_progress_sync_fds(dom);
+			pg->gen = dom->eps_gen;
+		}
+		for (e = dom->eps.next; e != &dom->eps; e = e->next) {
+			struct uetp_ep *ep = uetp_container_of(e,
+					struct uetp_ep, dom_entry);
+
+			uetp_lock_acquire(&ep->lock);
+			uetp_progress_ep(ep);
+			d = uetp_progress_deadline(ep);
+			pending |= ep->tx_off != ep->tx_pending;
+			uetp_lock_release(&ep->lock);
+			if (d < next)
+				next = d;
+		}
+		many = pg->nfds == 64;
+		pthread_mutex_unlock(&dom->lock);
+		now = uetp_now();
+		ms = uetp_wait_ms(next, now);
+		if (ms < 0 || ms > UETP_THREAD_MAX_SLEEP)
+			ms = UETP_THREAD_MAX_SLEEP;
+		if ((pending || many) && ms > 1)
+			ms = 1;
+		atomic_store(&pg->sleep_until, now + (uet_time)ms * UET_MSEC);
+		if (ms)
+			epoll_wait(pg->epfd, ev, 16, ms);
+		while (read(pg->efd, &v, sizeof(v)) > 0)
+			;
+	}
+	return NULL;
+}
+
+int uetp_progress_start(struct uetp_domain *dom)
+{
+	struct uetp_progress *pg;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ret;
+
+	pg = calloc(1, sizeof(*pg));
+	if (!pg)
+		return -FI_ENOMEM;
+	pg->epfd = epoll_create1(EPOLL_CLOEXEC);
+	pg->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (pg->epfd < 0 || pg->efd < 0) {
+		ret = -FI_EMFILE;
+		goto err;
+	}
+	ev.data.fd = pg->efd;
+	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->efd, &ev)) {
+		ret = -errno;
+		goto err;
+	}
+	atomic_init(&pg->stop, false);
+	atomic_init(&pg->sleep_until, 0);
+	dom->prog = pg;
+	ret = pthread_create(&pg->thread, NULL, uetp_progress_main, dom);
+	if (ret) {
+		dom->prog = NULL;
+		ret = -ret;
+		goto err;
+	}
+	return 0;
+err:
+	if (pg->epfd >= 0)
+		close(pg->epfd);
+	if (pg->efd >= 0)
+		close(pg->efd);
+	free(pg);
+	return ret;
+}
+
+void uetp_progress_kick(struct uetp_domain *dom, uet_time deadline)
+{
+	struct uetp_progress *pg = dom->prog;
+	uint64_t one = 1;
+
+	if (!pg || deadline >= atomic_load(&pg->sleep_until))
+		return;
+	if (write(pg->efd, &one, sizeof(one)) < 0) {
+		/* saturated: already readable */
+	}
+}
+
+void uetp_progress_stop(struct uetp_domain *dom)
+{
+	struct uetp_progress *pg = dom->prog;
+	uint64_t one = 1;
+
+	if (!pg)
+		return;
+	atomic_store(&pg->stop, true);
+	if (write(pg->efd, &one, sizeof(one)) < 0) {
+		/* saturated: already readable */
+	}
+	pthread_join(pg->thread, NULL);
+	close(pg->epfd);
+	close(pg->efd);
+	free(pg);
+	dom->prog = NULL;
+}
