@@ -1,0 +1,210 @@
+#!/bin/sh
+# contrib/bench/compare.sh: uet next to libfabric's tcp and udp;ofi_rxd on
+# loopback, in one run: latency from Debian's fi_pingpong, bandwidth from
+# our ft_bw. See contrib/bench/README.md.
+#
+# usage: compare.sh [-b BUILDDIR] [-q]
+#   -b BUILDDIR  build directory holding fabtests/ft_bw and prov/uet/.libs
+#                (default: $top_builddir, else the current directory)
+#   -q           quick: one run per number, fewer iterations (noisier)
+set -u
+
+builddir=${top_builddir:-.}
+quick=false
+while getopts b:qh opt; do
+	case $opt in
+	b) builddir=$OPTARG ;;
+	q) quick=true ;;
+	*) sed -n '2,9p' "$0"; exit 2 ;;
+	esac
+done
+builddir=$(cd "$builddir" && pwd) || exit 2
+ftbw=$builddir/fabtests/ft_bw
+if [ ! -x "$ftbw" ]; then
+	echo "compare.sh: $ftbw not built: run 'make check' (or make fabtests/ft_bw) in the build directory, or pass -b BUILDDIR" >&2
+	exit 2
+fi
+for t in fi_info fi_pingpong timeout awk; do
+	command -v $t >/dev/null 2>&1 || { echo "compare.sh: $t not found" >&2; exit 2; }
+done
+
+# The uet of this build, unless told otherwise (an installed uet is found
+# by libfabric itself when the build has none).
+if [ -z "${FI_PROVIDER_PATH:-}" ] && [ -d "$builddir/prov/uet/.libs" ]; then
+	FI_PROVIDER_PATH=$builddir/prov/uet/.libs
+	export FI_PROVIDER_PATH
+fi
+# fi_pingpong has no source-address option: keep every provider on lo.
+FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
+export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
+
+provs="uet tcp udp;ofi_rxd"
+sizes="64 256 1024 4096 65536 1048576"
+addr=127.0.0.1
+tmo=60
+# Each number is the best of $reps runs (lowest latency, highest
+# bandwidth): a loaded host or a retransmission timer can spoil one run.
+if $quick; then
+	reps=1 iters_small=1000 iters_64k=50 iters_1m=3 bw_iters=5
+else
+	reps=2 iters_small=2000 iters_64k=100 iters_1m=5 bw_iters=10
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# One file per (provider, metric, size) holding one value per run.
+key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
+put() { echo "$4" >>"$tmp/$(key "$1").$2.$3"; }
+get() { # PROV lat|bw SIZE: the best value
+	f="$tmp/$(key "$1").$2.$3"
+	[ -s "$f" ] || { echo n/a; return; }
+	if [ "$2" = lat ]; then
+		sort -g "$f" | head -n 1
+	else
+		sort -g "$f" | tail -n 1
+	fi
+}
+
+have_ss=false
+command -v ss >/dev/null 2>&1 && have_ss=true
+
+pick_port() {
+	while :; do
+		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+		p=$((20000 + p % 40000))
+		if ! $have_ss || [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+# fi_pingpong PROV SIZE ITERS: prints the client's usec/xfer, or nothing.
+# It takes a fixed port: pick a free one, wait for the server to listen,
+# retry if someone else got the port first.
+pingpong() {
+	for _ in 1 2 3 4 5; do
+		port=$(pick_port)
+		timeout $tmo fi_pingpong -p "$1" -e rdm -B "$port" -S "$2" \
+			-I "$3" >"$tmp/pp.server" 2>&1 &
+		spid=$!
+		up=false
+		for i in $(seq 1 100); do
+			kill -0 "$spid" 2>/dev/null || break
+			if $have_ss; then
+				[ -n "$(ss -Htln "sport = :$port" 2>/dev/null)" ] &&
+					{ up=true; break; }
+			elif [ "$i" -ge 10 ]; then
+				up=true
+				break
+			fi
+			sleep 0.1
+		done
+		$up && break
+		wait "$spid"
+	done
+	$up || return
+	timeout $tmo fi_pingpong -p "$1" -e rdm -P "$port" -S "$2" -I "$3" \
+		"$addr" >"$tmp/pp.client" 2>&1
+	crc=$?
+	wait "$spid"
+	[ $crc = 0 ] || return
+	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	awk '$1 ~ /^[0-9]/ { u = $7 } END { if (u != "") print u }' \
+		"$tmp/pp.client"
+}
+
+# Latency: fi_pingpong times connection setup into the first size (lazy
+# connect on the first message), so measure it with a 1-iteration run
+# (best of $reps) and take it out: lat = (2*I*u - T1) / (2*I).
+latency() { # PROV
+	t1=$( (for _ in $(seq 1 $reps); do
+		u=$(pingpong "$1" 64 1)
+		[ -n "$u" ] && echo "$u"
+	done) | sort -g | awk 'NR == 1 { print 2 * $1 }')
+	[ -n "$t1" ] || t1=0
+	for s in $sizes; do
+		if [ "$s" -le 4096 ]; then
+			it=$iters_small
+		elif [ "$s" -le 65536 ]; then
+			it=$iters_64k
+		else
+			it=$iters_1m
+		fi
+		for _ in $(seq 1 $reps); do
+			u=$(pingpong "$1" "$s" "$it")
+			[ -n "$u" ] || continue
+			put "$1" lat "$s" "$(awk -v u="$u" -v i="$it" -v t="$t1" '
+				BEGIN {
+					l = (2 * i * u - t) / (2 * i)
+					if (l <= 0) l = u
+					printf "%.2f", l
+				}')"
+		done
+	done
+}
+
+bandwidth() { # PROV
+	for _ in $(seq 1 $reps); do
+		bandwidth_once "$1"
+	done
+}
+
+bandwidth_once() { # PROV
+	d=$(mktemp -d "$tmp/bw.XXXXXX")
+	list=$(echo "$sizes" | tr ' ' ,)
+	timeout $tmo "$ftbw" -p "$1" -s "$addr" -f "$d/port" -T 30 \
+		>"$d/server" 2>&1 &
+	spid=$!
+	timeout $tmo "$ftbw" -p "$1" -s "$addr" -f "$d/port" -T 30 -S "$list" \
+		-I $bw_iters -w 32 "$addr" >"$d/client" 2>&1
+	wait "$spid"
+	# bytes msgs window ms MB/s Kmsg/s
+	awk '$1 ~ /^[0-9]+$/ { print $1, $5 }' "$d/client" |
+	while read -r s v; do
+		put "$1" bw "$s" "$v"
+	done
+}
+
+start=$(date +%s)
+for p in $provs; do
+	if fi_info -p "$p" -t FI_EP_RDM >/dev/null 2>&1; then
+		echo "# measuring $p ..." >&2
+		latency "$p"
+		bandwidth "$p"
+		echo "$p: $(fi_info -p "$p" -t FI_EP_RDM 2>/dev/null |
+			awk '/provider:/ { print $2; exit }')" >>"$tmp/found"
+	else
+		echo "$p: not available (fi_info -p '$p' finds nothing)" >>"$tmp/found"
+	fi
+done
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"
+		else printf "%.2f", a / b }'
+}
+
+table() { # METRIC TITLE
+	echo
+	echo "$2"
+	printf "%10s %12s %12s %12s %10s %10s\n" size uet tcp 'udp;ofi_rxd' \
+		uet/tcp uet/rxd
+	for s in $sizes; do
+		u=$(get uet "$1" "$s")
+		t=$(get tcp "$1" "$s")
+		r=$(get 'udp;ofi_rxd' "$1" "$s")
+		printf "%10s %12s %12s %12s %10s %10s\n" "$s" "$u" "$t" "$r" \
+			"$(ratio "$u" "$t")" "$(ratio "$u" "$r")"
+	done
+}
+
+echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+sed 's/^/# /' "$tmp/found"
+table lat "latency: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
+table bw "bandwidth: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
+echo
+echo "# best of $reps runs each; uet/tcp and uet/rxd divide the uet column by the other"
+echo
+echo "# $(( $(date +%s) - start )) s"
