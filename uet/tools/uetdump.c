@@ -34,6 +34,7 @@
 
 struct uetdump {
 	bool verbose;
+	bool any_port;		/* -a: every UDP packet is UET */
 	bool nano;		/* pcap timestamps are in ns */
 	uint16_t port;		/* UET UDP port */
 	uint8_t proto;		/* UET raw IP protocol */
@@ -67,18 +68,21 @@ static uint16_t get16(const uint8_t *p)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: uetdump [-v] [-c COUNT] [-p PORT] [-P PROTO] -r FILE [FILTER...]\n"
-		"       uetdump [-v] [-c COUNT] [-p PORT] [-P PROTO] -i IFACE [FILTER...]\n"
+		"Usage: uetdump [-av] [-c COUNT] [-p PORT] [-P PROTO] -r FILE [FILTER...]\n"
+		"       uetdump [-av] [-c COUNT] [-p PORT] [-P PROTO] -i IFACE [FILTER...]\n"
 		"Print Ultra Ethernet Transport packets.\n"
 		"  -r FILE   read packets from a pcap file ('-' = stdin)\n"
 		"  -i IFACE  capture live on IFACE (needs CAP_NET_RAW)\n"
 		"  -p PORT   UET UDP port (default %u)\n"
+		"  -a        decode every UDP packet as UET, whatever its ports\n"
+		"            (FI_UET_PCAP captures; endpoints off the IANA port)\n"
 		"  -P PROTO  UET IP protocol for raw-IP mode (default %u)\n"
 		"  -c COUNT  stop after COUNT packets\n"
 		"  -v        print every header field as name=value\n"
 		"  -h        show this help\n"
 		"FILTER is a pcap-filter(7) expression; live capture defaults to\n"
-		"'udp port PORT or ip proto PROTO or ip6 proto PROTO'.\n",
+		"'udp port PORT or ip proto PROTO or ip6 proto PROTO' ('udp or ...'\n"
+		"with -a).\n",
 		UET_UDP_PORT, UET_IPPROTO);
 }
 
@@ -229,7 +233,7 @@ static int parse_ip(const struct uetdump *d, struct frame *fr,
 	}
 	fr->sport = get16(b);
 	fr->dport = get16(b + 2);
-	if (fr->sport != d->port && fr->dport != d->port) {
+	if (!d->any_port && fr->sport != d->port && fr->dport != d->port) {
 		*why = "not UET (UDP port)";
 		return 0;
 	}
@@ -472,7 +476,7 @@ int main(int argc, char **argv)
 	pcap_t *p;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "r:i:p:P:c:vh", longopts,
+	while ((c = getopt_long(argc, argv, "r:i:p:P:c:avh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -496,6 +500,9 @@ int main(int argc, char **argv)
 				goto bad_arg;
 			count = v;
 			break;
+		case 'a':
+			d.any_port = true;
+			break;
 		case 'v':
 			d.verbose = true;
 			break;
@@ -518,6 +525,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "uetdump: out of memory\n");
 			return 1;
 		}
+	} else if (iface && d.any_port) {
+		snprintf(deflt, sizeof(deflt), "udp or ip proto %u or ip6 proto %u",
+			 d.proto, d.proto);
+		filter = strdup(deflt);
 	} else if (iface) {
 		snprintf(deflt, sizeof(deflt),
 			 "udp port %u or ip proto %u or ip6 proto %u",
