@@ -336,7 +336,8 @@ int uetp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		void *context);
 int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		     struct fid_domain **dom, void *context);
-int uetp_fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count);
+int uetp_fabric_trywait(struct fid_fabric *fabric, struct fid **fids,
+			int count);
 
 /* ---- event queue (uetp_eq.c) ---- */
 
@@ -496,7 +497,8 @@ struct uetp_impair {
 
 /* "drop=0.05,dup=0.01,reorder=0.1,seed=7"; 0 or -FI_EINVAL. */
 int uetp_impair_parse(const char *s, struct uetp_impair_cfg *cfg);
-int uetp_impair_open(struct uetp_impair **imp, const struct uetp_impair_cfg *cfg);
+int uetp_impair_open(struct uetp_impair **imp,
+		     const struct uetp_impair_cfg *cfg);
 void uetp_impair_close(struct uetp_impair *imp);
 /* Decide one received packet: bits of UETP_IMPAIR_*. */
 #define UETP_IMPAIR_DROP	0x1
@@ -656,7 +658,8 @@ int uetp_enosys_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
 		    struct fid_stx **stx, void *context);
 int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 		    struct fid_ep **rx_ep, void *context);
-int uetp_enosys_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
+int uetp_enosys_query_atomic(struct fid_domain *domain,
+			     enum fi_datatype datatype,
 			 enum fi_op op, struct fi_atomic_attr *attr,
 			 uint64_t flags);
 int uetp_enosys_query_collective(struct fid_domain *domain,

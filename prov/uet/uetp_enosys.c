@@ -79,7 +79,8 @@ int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 }
 
 /* fabtests calls fi_query_atomic and expects "not supported" here. */
-int uetp_enosys_query_atomic(struct fid_domain *domain, enum fi_datatype datatype,
+int uetp_enosys_query_atomic(struct fid_domain *domain,
+			     enum fi_datatype datatype,
 			 enum fi_op op, struct fi_atomic_attr *attr,
 			 uint64_t flags)
 {
@@ -188,7 +189,8 @@ static ssize_t uetp_enosys_rma_readv(struct fid_ep *ep, const struct iovec *iov,
 	return -FI_ENOSYS;
 }
 
-static ssize_t uetp_enosys_rma_msg(struct fid_ep *ep, const struct fi_msg_rma *msg,
+static ssize_t uetp_enosys_rma_msg(struct fid_ep *ep,
+				   const struct fi_msg_rma *msg,
 			       uint64_t flags)
 {
 	(void)ep; (void)msg; (void)flags;
@@ -204,7 +206,8 @@ static ssize_t uetp_enosys_rma_write(struct fid_ep *ep, const void *buf,
 	return -FI_ENOSYS;
 }
 
-static ssize_t uetp_enosys_rma_writev(struct fid_ep *ep, const struct iovec *iov,
+static ssize_t uetp_enosys_rma_writev(struct fid_ep *ep,
+				      const struct iovec *iov,
 				  void **desc, size_t count,
 				  fi_addr_t dest_addr, uint64_t addr,
 				  uint64_t key, void *context)
@@ -269,7 +272,8 @@ static ssize_t uetp_enosys_amo_write(struct fid_ep *ep, const void *buf,
 	return -FI_ENOSYS;
 }
 
-static ssize_t uetp_enosys_amo_writev(struct fid_ep *ep, const struct fi_ioc *iov,
+static ssize_t uetp_enosys_amo_writev(struct fid_ep *ep,
+				      const struct fi_ioc *iov,
 				  void **desc, size_t count,
 				  fi_addr_t dest_addr, uint64_t addr,
 				  uint64_t key, enum fi_datatype datatype,
