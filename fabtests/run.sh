@@ -4,11 +4,25 @@
 #   FT_PROVIDER   provider to test (default uet, loaded from
 #                 $top_builddir/prov/uet/.libs unless FI_PROVIDER_PATH is set)
 #   FT_TIMEOUT    seconds allowed to each process pair (default 90)
-#   FT_A2A_TOTAL  messages of the 8-process all-to-all (default 20000)
+#   FT_A2A_TOTAL  messages of the 8-process all-to-all (default 100000)
+#   FT_IMPAIR     FI_UET_IMPAIR of the impaired pass, uet only (default
+#                 drop=0.05,dup=0.01,reorder=0.1; add ",seed=N" for another
+#                 draw; "none" skips the pass)
 #   FT_TAGGED_XFAIL  ft_tagged cases known to fail for this provider
 #                 (default: the list below for tcp and udp;ofi_rxd, none
 #                 for uet)
 #   FT_VERBOSE=1  print every log, not only those of failures
+#
+# Two passes. The clean one runs our programs and Debian's fi_pingpong
+# over 1 B .. 16 MiB, an 8-process all-to-all of 10^5 messages, and checks
+# that each program notices corrupted data (-Z). The impaired one (uet
+# only) runs the programs again with FI_UET_IMPAIR in every process, so the
+# provider must recover from loss, duplication and reordering, and with
+# FI_UET_STATS=1, whose engine counters it sums per program.
+# An exit status of 0 is not enough: from each program's arguments the
+# runner works out how many messages it must have sent (as the program's
+# usage defines -S/-I/-w/-N/-M) and checks that the program reports all
+# of them verified, size by size or rank by rank.
 #
 # Exit: 0 all passed, 1 something failed, 77 provider not available (SKIP).
 # Every process runs under timeout(1): a hang is a failure, not a stuck CI.
@@ -16,7 +30,8 @@ set -u
 
 prov=${FT_PROVIDER:-uet}
 tmo=${FT_TIMEOUT:-90}
-a2a_total=${FT_A2A_TOTAL:-20000}
+a2a_total=${FT_A2A_TOTAL:-100000}
+impair=${FT_IMPAIR:-drop=0.05,dup=0.01,reorder=0.1}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/.." && pwd)}
@@ -30,6 +45,8 @@ fi
 # Keep fi_pingpong (which has no source-address option) on loopback.
 FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
 export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
+# The clean pass is clean whatever the caller's environment says.
+unset FI_UET_IMPAIR
 
 # In an --enable-sanitizers build the provider is ASan-instrumented, and the
 # uninstrumented fi_info and fi_pingpong can dlopen it only with the
@@ -74,6 +91,293 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_run.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 npass=0
 nfail=0
+impaired=false		# set for the impaired pass
+summary=$tmp/impaired.summary
+
+# ---- counting what the programs verified ----
+
+# opt_val OPT DEFAULT ARGS...: the value of the last OPT in a program's ARGS.
+opt_val() {
+	ov_opt=$1
+	ov_val=$2
+	shift 2
+	while [ $# -gt 1 ]; do
+		[ "$1" = "$ov_opt" ] && ov_val=$2
+		shift
+	done
+	echo "$ov_val"
+}
+
+# awk: the sizes of a -S argument, read as ft_parse_sizes reads them.
+awk_sizes='
+function ft_size(s,   m) {
+	m = 1
+	if (s ~ /[kK]$/)
+		m = 1024
+	else if (s ~ /[mM]$/)
+		m = 1048576
+	else if (s ~ /[gG]$/)
+		m = 1073741824
+	sub(/[kKmMgG]$/, "", s)
+	return s * m
+}
+function ft_sizes(spec, out,   c, n, t, i, r, v, step) {
+	if (spec == "all")
+		spec = "1:16m"
+	n = split(spec, t, ",")
+	for (i = 1; i <= n; i++) {
+		if (split(t[i], r, ":") == 1) {
+			out[++c] = ft_size(r[1])
+			continue
+		}
+		step = (3 in r) ? ft_size(r[3]) : 2
+		for (v = ft_size(r[1]); v <= ft_size(r[2]); v *= step)
+			out[++c] = v
+	}
+	return c
+}
+function ft_range(a, n) {
+	if (n == 1)
+		return sprintf("1 size, %d B", a[1])
+	return sprintf("%d sizes, %d..%d B", n, a[1], a[n])
+}'
+
+# Each verify_PROG DIR ARGS... prints "N messages verified (...)" and
+# returns 0 when the logs in DIR account for every message PROG had to
+# send with ARGS; otherwise it says what is missing and returns 1.
+
+# ft_pingpong: the client's table has one row per size, in order, with
+# -I iterations (N*64 KiB/size above 64 KiB, at least min(10, N)); each
+# iteration is a ping checked by the server and a pong checked by the
+# client. Warm-up iterations are checked too but not counted.
+verify_ft_pingpong() {
+	awk -v spec="$(opt_val -S all "$@")" \
+	    -v iters="$(opt_val -I 1000 "$@")" "$awk_sizes"'
+	NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		size[++rows] = $1
+		it[rows] = $2
+	}
+	END {
+		n = ft_sizes(spec, want)
+		for (i = 1; i <= n; i++) {
+			w = iters
+			if (want[i] > 65536) {
+				w = int(iters * 65536 / want[i])
+				f = iters < 10 ? iters : 10
+				if (w < f)
+					w = f
+			}
+			if (!(i in size) || size[i] != want[i] || it[i] != w) {
+				got = (i in size) ? size[i] " B x " it[i] : "nothing"
+				printf "size %d: want %d iterations, the " \
+				       "table says %s\n", want[i], w, got
+				bad = 1
+			}
+			m += 2 * it[i]
+		}
+		if (rows != n) {
+			printf "%d rows in the table, want %d\n", rows, n
+			bad = 1
+		}
+		printf "%d messages verified (%s)\n", m, ft_range(want, n)
+		exit bad
+	}' "$1/client.log"
+}
+
+# ft_bw: one row per size; the window is -w (64) capped by 16 MiB of
+# data, at least 1; -I windows up to 64 KiB, the same bytes above, at
+# least 2 windows. The server checks every message's sequence number and
+# content and the client prints the table only once the server said so.
+verify_ft_bw() {
+	awk -v spec="$(opt_val -S all "$@")" -v iters="$(opt_val -I 100 "$@")" \
+	    -v window="$(opt_val -w 64 "$@")" "$awk_sizes"'
+	NF == 6 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		size[++rows] = $1
+		msgs[rows] = $2
+	}
+	END {
+		n = ft_sizes(spec, want)
+		for (i = 1; i <= n; i++) {
+			win = int(16777216 / want[i])
+			if (win > window)
+				win = window
+			if (win < 1)
+				win = 1
+			t = iters * window
+			if (want[i] > 65536)
+				t = int(t * 65536 / want[i])
+			nw = int((t + win - 1) / win)
+			if (nw < 2)
+				nw = 2
+			if (!(i in size) || size[i] != want[i] ||
+			    msgs[i] != nw * win) {
+				got = (i in size) ? size[i] " B x " msgs[i] : "nothing"
+				printf "size %d: want %d messages, the table " \
+				       "says %s\n", want[i], nw * win, got
+				bad = 1
+			}
+			m += msgs[i]
+			bytes += msgs[i] * size[i]
+		}
+		if (rows != n) {
+			printf "%d rows in the table, want %d\n", rows, n
+			bad = 1
+		}
+		printf "%d messages verified (%s, %.1f MB)\n", m,
+		       ft_range(want, n), bytes / 1e6
+		exit bad
+	}' "$1/client.log"
+}
+
+# ft_tagged: both sides ran every case (or the -c one) and none failed.
+verify_ft_tagged() {
+	vt_dir=$1
+	shift
+	vt_cases=$("$bindir/ft_tagged" -l | wc -l)
+	[ -n "$(opt_val -c "" "$@")" ] && vt_cases=1
+	awk -v cases="$vt_cases" '
+	/^# [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped, [0-9]+ known/ {
+		sides++
+		if ($4 != 0 || $2 + $4 + $6 + $8 != cases) {
+			printf "%s: %s\n", FILENAME, $0
+			bad = 1
+		}
+		line = $2 " passed, " $6 " skipped, " $8 " known failures"
+	}
+	END {
+		if (sides != 2) {
+			printf "%d of 2 sides printed their counts\n", sides
+			bad = 1
+		}
+		printf "cases: %d, %s (both sides)\n", cases, line
+		exit bad
+	}' "$vt_dir/server.log" "$vt_dir/client.log"
+}
+
+# ft_alltoall (with -v): each of the -n ranks sent and checked
+# M*(n-1) messages, M = -M or -N/(n*(n-1)) rounded up; the launcher, if
+# any, announced n*(n-1)*M.
+verify_ft_alltoall() {
+	va_dir=$1
+	shift
+	cat "$va_dir"/*.log |
+	sed -n 's/.*ft_alltoall\[\([0-9]*\)\]: sent \([0-9]*\) .*, received \([0-9]*\);.*/\1 \2 \3/p
+		s/^# ft_alltoall: .*, \([0-9]*\) messages, .*/launcher \1/p' |
+	awk -v n="$(opt_val -n 8 "$@")" -v per="$(opt_val -M 0 "$@")" \
+	    -v total="$(opt_val -N 100000 "$@")" '
+	$1 == "launcher" { announced = $2; next }
+	{
+		if ($1 in seen || $1 >= n) {
+			printf "rank %d reported twice or is out of range\n", $1
+			bad = 1
+		}
+		seen[$1] = 1
+		ranks++
+		sent += $2
+		got += $3
+		if ($2 != want || $3 != want) {
+			printf "rank %d: sent %d, received %d, want %d\n",
+			       $1, $2, $3, want
+			bad = 1
+		}
+	}
+	BEGIN {
+		if (!per)
+			per = int((total + n * (n - 1) - 1) / (n * (n - 1)))
+		want = per * (n - 1)
+	}
+	END {
+		if (ranks != n) {
+			printf "%d of %d ranks reported their counts (-v)\n",
+			       ranks, n
+			bad = 1
+		}
+		if (announced != "" && announced != n * want) {
+			printf "the launcher announced %d messages, want %d\n",
+			       announced, n * want
+			bad = 1
+		}
+		printf "%d messages verified (%d sent, %d ranks)\n", got, sent,
+		       ranks
+		exit bad
+	}'
+}
+
+# fi_pingpong -c: every row has "#ack" equal to "#sent"; with -S SIZE the
+# one row is that size. Each iteration is a ping and a pong, both checked.
+verify_fi_pingpong() {
+	vf_dir=$1
+	shift
+	awk -v spec="$(opt_val -S all "$@")" "$awk_sizes"'
+	NF == 8 && $2 ~ /^[0-9]+$/ && $3 ~ /^=?[0-9]+$/ {
+		rows++
+		if (rows == 1)
+			first = $1
+		last = $1
+		m += 2 * $2
+		if ($3 != "=" $2) {
+			printf "%s B: %s sent, %s acknowledged\n", $1, $2, $3
+			bad = 1
+		}
+		if (spec != "all" && ft_size($1) != ft_size(spec)) {
+			printf "a %s B row, want %s B\n", $1, spec
+			bad = 1
+		}
+	}
+	END {
+		if (!rows || (spec != "all" && rows != 1)) {
+			printf "%d rows in the table\n", rows
+			bad = 1
+		}
+		range = rows == 1 ? "1 size, " first : rows " sizes, " \
+			first ".." last
+		printf "%d messages verified (%s B)\n", m, range
+		exit bad
+	}' "$vf_dir/client.log"
+}
+
+# uet_stats LOGS...: sum the "uet stats ADDR: key value ..." lines the
+# provider prints when an endpoint closes (FI_UET_STATS=1) into
+# "endpoints N key value ...", keys in the provider's order.
+uet_stats() {
+	cat "$@" | awk '
+	/^uet stats [^ ]*: / {
+		n++
+		for (i = 4; i < NF; i += 2) {
+			if (!($i in v))
+				key[++nk] = $i
+			v[$i] += $(i + 1)
+		}
+	}
+	END {
+		if (!n)
+			exit
+		printf "endpoints %d", n
+		for (i = 1; i <= nk; i++)
+			printf " %s %.0f", key[i], v[key[i]]
+		printf "\n"
+	}'
+}
+
+# The counters quoted per program: impairment, then the engine's recovery.
+stats_keys="impair_dropped impair_dup impair_reordered retx_rto retx_nack"
+stats_keys="$stats_keys nacks_tx sack_gaps dup_rx drop_malformed drop_job"
+stats_keys="$stats_keys drop_pdc drop_psn drop_other pdc_failed unexp_msgs"
+stats_keys="$stats_keys tx_pkts rx_pkts"
+stats_pick() { # "endpoints N key value ...": the keys above
+	echo "$1" | awk -v keys="$stats_keys" '{
+		for (i = 1; i < NF; i += 2)
+			v[$i] = $(i + 1)
+		n = split(keys, k, " ")
+		printf "endpoints %s", v["endpoints"]
+		for (i = 1; i <= n; i++)
+			if (k[i] in v)
+				printf " %s %s", k[i], v[k[i]]
+		printf "\n"
+	}'
+}
+
+# ---- running ----
 
 result() { # name status logs...
 	name=$1
@@ -84,12 +388,59 @@ result() { # name status logs...
 	else
 		nfail=$((nfail + 1))
 	fi
-	echo "$st: $name"
+	echo "$st: $name${t0:+ ($(($(date +%s) - t0)) s)}"
 	if [ "$st" != PASS ] || [ "$verbose" = 1 ]; then
 		for f in "$@"; do
 			echo "--- $(basename "$f")"
 			sed 's/^/    /' "$f"
 		done
+	fi
+}
+
+# conclude NAME EXPECT PROG DIR STATUS SHOW ARGS...: count the messages
+# (EXPECT ok), sum the engine counters, report. STATUS is PASS or why not,
+# from the exit codes; SHOW the log whose table a success prints.
+conclude() {
+	cname=$1
+	cexpect=$2
+	cprog=$3
+	cdir=$4
+	cst=$5
+	cshow=$6
+	shift 6
+	: >"$cdir/verified"
+	if [ "$cexpect" = ok ] && [ "$cst" = PASS ] &&
+	   ! (verify_"$cprog" "$cdir" "$@") >"$cdir/verified" 2>&1; then
+		cst="FAIL (messages unaccounted for)"
+	fi
+	cstats=$(uet_stats "$cdir"/*.log)
+	# Without the counters, or without a single drop, the impaired pass
+	# would prove nothing.
+	if $impaired && [ "$cst" = PASS ]; then
+		case " $cstats " in
+		"  ") cst="FAIL (no FI_UET_STATS counters)" ;;
+		*" impair_dropped "[1-9]*) ;;
+		*) cst="FAIL (FI_UET_IMPAIR dropped nothing)" ;;
+		esac
+	fi
+	if [ "$cst" = PASS ] && [ "$verbose" != 1 ]; then
+		result "$cname" "$cst"
+		if [ "$cexpect" = ok ]; then
+			# The table is the result: show it even on success.
+			grep -v '^uet stats \|^ft_alltoall\[' "$cshow" |
+				sed 's/^/    /'
+		else
+			grep -h "$cexpect\|corrupting" "$cdir"/*.log |
+				sed 's/^/    /'
+		fi
+	else
+		result "$cname" "$cst" "$cdir"/*.log
+	fi
+	sed 's/^/    verified: /' "$cdir/verified"
+	[ -n "$cstats" ] && echo "    uet stats, $(stats_pick "$cstats")"
+	if $impaired; then
+		printf '%s|%s|%s|%s\n' "$cname" "$cst" \
+			"$(tail -n 1 "$cdir/verified")" "$cstats" >>"$summary"
 	fi
 }
 
@@ -103,6 +454,7 @@ run_pair() {
 	prog=$3
 	shift 3
 	d=$(mktemp -d "$tmp/pair.XXXXXX")
+	t0=$(date +%s)
 	timeout "$tmo" "$bindir/$prog" -p "$prov" -s "$addr" -f "$d/port" \
 		"$@" >"$d/server.log" 2>&1 &
 	spid=$!
@@ -114,20 +466,16 @@ run_pair() {
 	if [ "$expect" = ok ] && [ $crc = 0 ] && [ $src = 0 ]; then
 		st=PASS
 	elif [ "$expect" != ok ] && [ $crc != 0 ] && [ $src != 0 ] &&
-	     [ $crc != 124 ] && [ $src != 124 ] &&
-	     grep -q "$expect" "$d/server.log" "$d/client.log"; then
-		st=PASS
+	     [ $crc != 124 ] && [ $src != 124 ]; then
+		if grep -q "$expect" "$d/server.log" "$d/client.log"; then
+			st=PASS
+		else
+			st="FAIL (no '$expect' in the logs)"
+		fi
 	else
 		st="FAIL (server exit $src, client exit $crc; 124 = timeout)"
 	fi
-	echo "server exit $src, client exit $crc" >"$d/status"
-	if [ "$verbose" != 1 ] && [ "$st" = PASS ] && [ "$expect" = ok ]; then
-		# Show the client's table even on success: it is the result.
-		result "$name" "$st"
-		sed 's/^/    /' "$d/client.log"
-	else
-		result "$name" "$st" "$d/server.log" "$d/client.log"
-	fi
+	conclude "$name" "$expect" "$prog" "$d" "$st" "$d/client.log" "$@"
 }
 
 run_one() { # NAME EXPECT PROG ARGS...: a self-launching program
@@ -135,21 +483,54 @@ run_one() { # NAME EXPECT PROG ARGS...: a self-launching program
 	expect=$2
 	prog=$3
 	shift 3
-	log=$tmp/$(echo "$name" | tr -c 'A-Za-z0-9_\n' _).log
-	timeout "$tmo" "$bindir/$prog" -p "$prov" -s "$addr" "$@" >"$log" 2>&1
+	d=$(mktemp -d "$tmp/one.XXXXXX")
+	t0=$(date +%s)
+	timeout "$tmo" "$bindir/$prog" -p "$prov" -s "$addr" "$@" \
+		>"$d/launcher.log" 2>&1
 	rc=$?
 	if { [ "$expect" = ok ] && [ $rc = 0 ]; } ||
 	   { [ "$expect" != ok ] && [ $rc != 0 ] && [ $rc != 124 ] &&
-	     grep -q "$expect" "$log"; }; then
-		result "$name" PASS
-		if [ "$expect" = ok ]; then
-			sed 's/^/    /' "$log"
-		else
-			grep -h "$expect\|corrupting" "$log" | sed 's/^/    /'
-		fi
+	     grep -q "$expect" "$d/launcher.log"; }; then
+		st=PASS
 	else
-		result "$name" "FAIL (exit $rc; 124 = timeout)" "$log"
+		st="FAIL (exit $rc; 124 = timeout)"
 	fi
+	conclude "$name" "$expect" "$prog" "$d" "$st" "$d/launcher.log" "$@"
+}
+
+# run_ranks NAME NPROCS ARGS...: the ranks of ft_alltoall started one by
+# one (-r), each with its own log, so that their FI_UET_STATS lines (two
+# writes each) cannot interleave. They meet in a fresh directory.
+run_ranks() {
+	name=$1
+	n=$2
+	shift 2
+	d=$(mktemp -d "$tmp/ranks.XXXXXX")
+	mkdir "$d/dir"
+	t0=$(date +%s)
+	pids=
+	r=0
+	while [ $r -lt "$n" ]; do
+		timeout "$tmo" "$bindir/ft_alltoall" -p "$prov" -s "$addr" \
+			-n "$n" -r $r -d "$d/dir" "$@" >"$d/rank$r.log" 2>&1 &
+		pids="$pids $!"
+		r=$((r + 1))
+	done
+	bad=
+	r=0
+	for p in $pids; do
+		wait "$p"
+		rc=$?
+		[ $rc = 0 ] || bad="$bad rank $r exit $rc;"
+		r=$((r + 1))
+	done
+	if [ -z "$bad" ]; then
+		st=PASS
+	else
+		st="FAIL (${bad# }; 124 = timeout)"
+	fi
+	: >"$d/ranks.txt"
+	conclude "$name" ok ft_alltoall "$d" "$st" "$d/ranks.txt" -n "$n" "$@"
 }
 
 have_ss=false
@@ -172,6 +553,7 @@ run_fi_pingpong() { # NAME ARGS...
 	name=$1
 	shift
 	d=$(mktemp -d "$tmp/fipp.XXXXXX")
+	t0=$(date +%s)
 	for _ in 1 2 3 4 5; do
 		port=$(pick_port)
 		timeout "$tmo" env LD_PRELOAD="$tool_preload" \
@@ -206,38 +588,110 @@ run_fi_pingpong() { # NAME ARGS...
 	wait "$spid"
 	src=$?
 	if [ $crc = 0 ] && [ $src = 0 ]; then
-		result "$name" PASS
-		sed 's/^/    /' "$d/client.log"
+		st=PASS
 	else
-		result "$name" "FAIL (server exit $src, client exit $crc)" \
-			"$d/server.log" "$d/client.log"
+		st="FAIL (server exit $src, client exit $crc)"
 	fi
+	conclude "$name" ok fi_pingpong "$d" "$st" "$d/client.log" "$@"
 }
 
 echo "# fabtests on loopback, provider '$prov'"
 start=$(date +%s)
 
-run_pair "ft_pingpong msg" ok ft_pingpong -T 20 -S 1,64,4k,64k,1m -I 100
+run_pair "ft_pingpong msg, 1 B..16 MiB" ok ft_pingpong -T 20 -S all -I 100
 run_pair "ft_pingpong tagged" ok ft_pingpong -T 20 -m tagged -S 1,4k,256k -I 50
 run_pair "ft_pingpong registered buffers (-L)" ok ft_pingpong -T 20 -L \
 	-S 64,64k -I 20
 run_pair "ft_pingpong detects corruption (-Z)" "data mismatch" ft_pingpong \
 	-T 20 -S 64 -I 20 -Z 15
-run_pair "ft_bw msg" ok ft_bw -T 20 -S 1,256,4k,64k,256k -I 5 -w 32
+run_pair "ft_bw msg, 1 B..16 MiB" ok ft_bw -T 20 -S all -I 5 -w 32
 run_pair "ft_bw tagged" ok ft_bw -T 20 -m tagged -S 64,16k -I 5 -w 64
 run_pair "ft_bw detects corruption (-Z)" "data mismatch" ft_bw -T 20 \
 	-S 4k -I 2 -Z 40
 run_pair "ft_tagged" ok ft_tagged -T 20 ${xfail:+-x "$xfail"}
 run_one "ft_alltoall 8 procs msg" ok ft_alltoall -T 30 -n 8 -N "$a2a_total" \
-	-x 16k
+	-x 16k -v
 run_one "ft_alltoall 4 procs tagged" ok ft_alltoall -T 30 -n 4 -N 4000 \
-	-x 64k -m tagged
+	-x 64k -m tagged -v
 run_one "ft_alltoall detects corruption (-Z)" "checksum mismatch" \
 	ft_alltoall -T 30 -n 3 -M 50 -Z 20
 run_fi_pingpong "fi_pingpong msg 64" -c -I 50 -S 64
 run_fi_pingpong "fi_pingpong msg 4096" -c -I 50 -S 4096
 run_fi_pingpong "fi_pingpong msg 65536" -c -I 20 -S 65536
 run_fi_pingpong "fi_pingpong tagged 4096" -c -I 50 -S 4096 -m tagged
+# fi_pingpong's 'all' stops at 6 MiB: the larger sizes one by one.
+run_fi_pingpong "fi_pingpong msg all" -c -I 10 -S all
+run_fi_pingpong "fi_pingpong msg 8 MiB" -c -I 5 -S 8388608
+run_fi_pingpong "fi_pingpong msg 16 MiB" -c -I 5 -S 16777216
 
-echo "# provider '$prov': $npass passed, $nfail failed, $(( $(date +%s) - start )) s"
+echo "# provider '$prov', clean: $npass passed, $nfail failed, $(( $(date +%s) - start )) s"
+
+if [ "$prov" != uet ] || [ "$impair" = none ]; then
+	echo "# impaired pass skipped (FI_UET_IMPAIR is uet's; FT_IMPAIR=$impair)"
+	[ $nfail = 0 ]
+	exit
+fi
+
+# ---- impaired: every process drops, duplicates and reorders what it
+# receives (uet's FI_UET_IMPAIR, applied in the progress loop) ----
+FI_UET_IMPAIR=$impair FI_UET_STATS=1
+export FI_UET_IMPAIR FI_UET_STATS
+impaired=true
+: >"$summary"
+istart=$(date +%s)
+echo "# impaired: FI_UET_IMPAIR=$FI_UET_IMPAIR on both sides, FI_UET_STATS=1"
+
+run_pair "impaired ft_pingpong msg, 1 B..16 MiB" ok ft_pingpong -T 30 \
+	-S all -I 50
+run_pair "impaired ft_pingpong tagged, 1 B..16 MiB" ok ft_pingpong -T 30 \
+	-m tagged -S 1:16m:4 -I 20
+run_pair "impaired ft_bw msg, 1 B..16 MiB" ok ft_bw -T 30 -S all -I 5 -w 16
+run_pair "impaired ft_bw tagged, 1 B..16 MiB" ok ft_bw -T 30 -m tagged \
+	-S 1:16m:4 -I 3 -w 32
+run_pair "impaired ft_tagged" ok ft_tagged -T 30 ${xfail:+-x "$xfail"}
+run_ranks "impaired ft_alltoall 8 procs msg" 8 -T 30 -M 1800 -x 16k -v
+
+# The totals, one line per program, to be quoted.
+echo "# impaired totals (FI_UET_IMPAIR=$FI_UET_IMPAIR):"
+awk -F'|' -v keys="$stats_keys" '
+	function add(s,   f, i) {
+		split(s, f, " ")
+		for (i = 1; (i + 1) in f; i += 2)
+			t[f[i]] += f[i + 1]
+	}
+	function show(s,   f, i, n, k, v) {
+		split(s, f, " ")
+		for (i = 1; (i + 1) in f; i += 2)
+			v[f[i]] = f[i + 1]
+		out = "endpoints " (("endpoints" in v) ? v["endpoints"] : 0)
+		n = split(keys, k, " ")
+		for (i = 1; i <= n; i++)
+			if (k[i] in v)
+				out = out " " k[i] " " v[k[i]]
+		return out
+	}
+	{
+		if ($3 ~ /^[0-9]+ messages/)
+			total += $3
+		sub(/^impaired /, "", $1)
+		printf "#   %s: %s%s; %s\n", $1, ($2 == "PASS") ? "" : $2 ": ",
+		       $3, show($4)
+		add($4)
+	}
+	END {
+		out = ""
+		for (k in t)
+			out = out " " k " " t[k]
+		printf "#   total: %d messages verified; %s\n", total, show(out)
+		dup = t["impair_dup"]
+		reo = t["impair_reordered"]
+		if (!dup || !reo) {
+			printf "#   FAIL: FI_UET_IMPAIR duplicated %d and " \
+			       "reordered %d packets: not the pass it claims\n",
+			       dup, reo
+			exit 1
+		}
+	}' "$summary" || nfail=$((nfail + 1))
+
+echo "# provider '$prov': $npass passed, $nfail failed, $(( $(date +%s) - start )) s (impaired pass $(( $(date +%s) - istart )) s)"
 [ $nfail = 0 ]
