@@ -32,6 +32,7 @@ bw_sizes=${FT_BW_SIZES:-64,4k,64k,1m}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 bindir=$top_builddir/fabtests
 tb=$here/testbed.sh
 dev=tb0
@@ -52,7 +53,8 @@ if [ "$prov" = uet ] && [ -z "${FI_PROVIDER_PATH:-}" ]; then
 fi
 command -v fi_info >/dev/null 2>&1 ||
 	skip "fi_info not found (Debian package libfabric-bin)"
-fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2>&1 ||
+. "$top_srcdir/contrib/tool-env.sh"
+timeout 60 env $(uet_tool_env) fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2>&1 ||
 	skip "provider '$prov' not available: 'fi_info -p $prov -t FI_EP_RDM'" \
 	     "found nothing${FI_PROVIDER_PATH:+ (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)}"
 for p in ft_pingpong ft_bw ft_tagged ft_alltoall; do

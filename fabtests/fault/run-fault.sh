@@ -29,6 +29,7 @@ bound=${FT_FAULT_BOUND:-10}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 bindir=$top_builddir/fabtests/fault
 
 if [ "$prov" = uet ] && [ -z "${FI_PROVIDER_PATH:-}" ]; then
@@ -46,7 +47,8 @@ if ! command -v fi_info >/dev/null 2>&1; then
 	echo "SKIP: fi_info not found (Debian package libfabric-bin)"
 	exit 77
 fi
-if ! fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2>&1; then
+. "$top_srcdir/contrib/tool-env.sh"
+if ! timeout 60 env $(uet_tool_env) fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2>&1; then
 	echo "SKIP: provider '$prov' not available: 'fi_info -p $prov -t FI_EP_RDM' found nothing${FI_PROVIDER_PATH:+ (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)}"
 	exit 77
 fi
