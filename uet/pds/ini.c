@@ -13,6 +13,14 @@ static bool ini_active(const struct uet_pdc *pdc)
 	       pdc->state == UET_PDC_CLOSING;
 }
 
+/* The RTO of a packet resent n times (pds.h: Loss). */
+static uet_time ini_rto(const struct uet_pds *pds, const struct uet_pdc *pdc,
+			unsigned n)
+{
+	return uet_pds_backoff(pds, uet_rtt_rto(&pdc->rtt, pds->cfg.rto_min,
+						pds->cfg.rto_max), n);
+}
+
 /* e leaves the flight (acknowledged, arrived, lost or to be resent). */
 static void ent_land(struct uet_pdc *pdc, struct uet_rtb_ent *e)
 {
@@ -40,12 +48,23 @@ static void ent_due(struct uet_pds *pds, struct uet_pdc *pdc,
 	uet_pdc_want_retx(pds, pdc);
 }
 
+/* Sent once, and this is the first word that it arrived (Karn: the ACK
+ * of a packet sent twice may be for either copy). */
+static bool ent_timed(const struct uet_rtb_ent *e)
+{
+	return (e->fl & UET_RTB_SENT) && !e->retx && !e->nacks &&
+	       !(e->fl & (UET_RTB_ACKED | UET_RTB_SACKED));
+}
+
 /* The ACK for psn arrived: tell SES (rsp NULL: cumulative, §5.4 step 3). */
 static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
-		      const struct uet_ses_rsp *rsp, uet_time now)
+		      const struct uet_ses_rsp *rsp, uet_time *newest,
+		      uet_time now)
 {
 	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
 
+	if (ent_timed(e) && (*newest == UET_TIME_NONE || e->sent_at > *newest))
+		*newest = e->sent_at;
 	ent_land(pdc, e);
 	ent_undue(pdc, e);
 	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
@@ -54,7 +73,8 @@ static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, rsp, now);
 }
 
-static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map)
+static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
+			 uet_time *newest)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	unsigned i, n = 0;
@@ -68,6 +88,9 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map)
 		e = uet_rtb_get(rtb, psn);
 		if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED))
 			continue;
+		if (ent_timed(e) &&
+		    (*newest == UET_TIME_NONE || e->sent_at > *newest))
+			*newest = e->sent_at;
 		/* Arrived: no resend; a pending one is cancelled. */
 		e->fl |= UET_RTB_SACKED;
 		ent_land(pdc, e);
@@ -75,6 +98,50 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map)
 		n++;
 	}
 	return n;
+}
+
+/* One RTT sample per ACK. The packet that made the target ACK (ACK_PSN)
+ * is the exact one: also when it was resent, if the ACK does not carry
+ * RETX, since then the original made it (the ACK copies the flag from
+ * the request that triggered it, §5.2) - this is how an RTO that fired
+ * too early teaches the estimate. Otherwise the newest packet sent once
+ * that this ACK newly covers. Returns that send time, or UET_TIME_NONE;
+ * to be asked before the ACK is applied. */
+static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	const struct uet_rtb_ent *e;
+
+	if (!uet_rtb_holds(rtb, ack_psn))
+		return UET_TIME_NONE;
+	e = uet_rtb_get(rtb, ack_psn);
+	if (!(e->fl & UET_RTB_SENT) || e->nacks ||
+	    (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED)) ||
+	    (e->retx && (flags & UET_PDS_F_RETX)))
+		return UET_TIME_NONE;
+	return e->sent_at;
+}
+
+/* CACK moved: the peer is making progress, so what is still in flight
+ * gets a full RTO from now (RFC 6298 §5.3). A packet lost at the head
+ * holds CACK, so its own timer runs on. */
+static void ini_restart(struct uet_pds *pds, struct uet_pdc *pdc,
+			uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uint32_t psn;
+
+	for (psn = rtb->base; psn != rtb->next; psn++) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
+		uet_time at;
+
+		if (e->rto_at == UET_TIME_NONE || e->backoff ||
+		    (e->fl & UET_RTB_ACKED))
+			continue;
+		at = now + ini_rto(pds, pdc, e->retx);
+		if (at > e->rto_at)
+			uet_rtb_set_timer(rtb, e, at);
+	}
 }
 
 int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
@@ -86,6 +153,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	struct uet_pdc *pdc;
 	struct uet_rtb *rtb;
 	uint32_t cack, ack_psn, psn;
+	uet_time newest = UET_TIME_NONE, exact;
 	unsigned n = 0;
 
 	/* §5.4 step 1: the PDC, its peer, the PSNs. */
@@ -117,10 +185,12 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	pdc->last_act = now;
 
+	exact = ini_exact(pdc, ack_psn, h->flags);
 	/* Step 2: ACK_PSN gets the response (once). */
 	if (uet_rtb_holds(rtb, ack_psn) &&
 	    !(uet_rtb_get(rtb, ack_psn)->fl & UET_RTB_ACKED)) {
-		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &p->rsp : NULL, now);
+		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &p->rsp : NULL,
+			  &newest, now);
 		n++;
 	}
 	if (req == UET_PDS_F_REQ_CLEAR)
@@ -130,7 +200,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	/* Step 3: everything up to CACK, without a response. */
 	for (psn = rtb->base; uet_psn_le(psn, cack); psn++) {
 		if (!(uet_rtb_get(rtb, psn)->fl & UET_RTB_ACKED)) {
-			ini_acked(pds, pdc, psn, NULL, now);
+			ini_acked(pds, pdc, psn, NULL, &newest, now);
 			n++;
 		}
 	}
@@ -142,9 +212,14 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	if (h->type != UET_PDS_ACK)
 		n += ini_sack(pdc, cack + (uint32_t)(int32_t)a->sack_psn_offset,
-			      a->sack_bitmap);
-	/* Step 5: slide. */
-	uet_rtb_slide(rtb);
+			      a->sack_bitmap, &newest);
+	if (exact == UET_TIME_NONE)
+		exact = newest;
+	if (exact != UET_TIME_NONE && exact <= now)
+		uet_rtt_sample(&pdc->rtt, now - exact);
+	/* Step 5: slide; progress restarts the timers of the rest. */
+	if (uet_rtb_slide(rtb))
+		ini_restart(pds, pdc, now);
 	if (n)
 		pdc->cc.ops->on_ack(&pdc->cc, n, h->flags & UET_PDS_F_M, now);
 
@@ -372,8 +447,10 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		e->fl |= UET_RTB_FLIGHT;
 		pdc->cc.inflight++;
 	}
+	if (!(e->fl & UET_RTB_SENT))
+		e->sent_at = now;
 	e->fl |= UET_RTB_SENT;
-	uet_rtb_set_timer(rtb, e, now + uet_pds_rto(pds, e->retx));
+	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
 	if (resend) {
 		if (e->by_nack)
 			pds->st->retx_nack++;
@@ -450,7 +527,7 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 	h.ctrl.psn = psn;
 	h.ctrl.spdcid = pdc->lid;
 	h.ctrl.dpdcid = pdc->rid;
-	uet_rtb_set_timer(rtb, e, now + uet_pds_rto(pds, e->retx));
+	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
 	pdc->last_act = now;
 	return uet_pds_emit(pds, pi, &pdc->ref.peer, uet_pdc_entropy(pds, pdc),
 			    &h, NULL, buf, cap, now);

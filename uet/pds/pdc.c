@@ -176,6 +176,7 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	pdc->rtb.peer_range = UET_ACKTR_MPR_UNIT;
 	uet_acktr_init(&pdc->rx, &pds->rx_bits[slot * UET_ACKTR_WORDS], start);
 	uet_cc_init(&pdc->cc, &uet_ccw_ops, &pds->cfg);
+	uet_rtt_init(&pdc->rtt);
 
 	pdc->id_next = pds->id_hash[id_slot(pds, pdc->lid)];
 	pds->id_hash[id_slot(pds, pdc->lid)] = pdc;

@@ -21,6 +21,7 @@
 #include "heap.h"
 #include "list.h"
 #include "rtb.h"
+#include "rtt.h"
 
 struct uet_pds;
 
@@ -64,6 +65,7 @@ struct uet_pdc {
 	struct uet_pdc *peer_next;	/* peer hash chain */
 
 	struct uet_rtb rtb;		/* initiator: requests in flight */
+	struct uet_rtt rtt;		/* initiator: RTT estimate, its RTO */
 	struct uet_acktr rx;		/* target: requests received */
 	struct uet_cc cc;
 };

@@ -24,13 +24,18 @@ uint32_t uet_pds_rand32(struct uet_pds *pds)
 	       (uint32_t)b[3] << 24;
 }
 
-uet_time uet_pds_rto(const struct uet_pds *pds, unsigned n)
+uet_time uet_pds_backoff(const struct uet_pds *pds, uet_time base, unsigned n)
 {
-	uet_time t = pds->cfg.rto_min;
+	uet_time t = base;
 
 	while (n-- && t < pds->cfg.rto_max)
 		t = t > pds->cfg.rto_max / 2 ? pds->cfg.rto_max : 2 * t;
 	return t < pds->cfg.rto_max ? t : pds->cfg.rto_max;
+}
+
+uet_time uet_pds_rto(const struct uet_pds *pds, unsigned n)
+{
+	return uet_pds_backoff(pds, pds->cfg.rto_min, n);
 }
 
 static bool cfg_ok(const struct uet_fep_config *c)
@@ -48,10 +53,11 @@ static void pds_timing(struct uet_pds *pds)
 	const struct uet_fep_config *c = &pds->cfg;
 	unsigned i;
 
-	/* First send to failure: one RTO per try (§7.1). */
+	/* First send to failure: one RTO per try (§7.1), at worst: the
+	 * RTT estimate may lift every one of them up to rto_max. */
 	pds->retry_span = 0;
 	for (i = 0; i <= c->max_retx; i++)
-		pds->retry_span += uet_pds_rto(pds, i);
+		pds->retry_span += c->rto_max;
 	/* The initiator closes an idle PDC after pdc_idle and may retry its
 	 * CLOSE for retry_span: only a target that heard nothing for longer
 	 * than both (twice, for slack) forgets the PDC. */

@@ -20,10 +20,14 @@
  * - AR (initiator): last packet of a message, every resend, the packet
  *   that fills the window, CLOSE. CLEAR CP as soon as every ACK up to the
  *   one that asked has arrived (CLEAR_PSN is cumulative).
- * - Loss: per-packet RTO rto_min * 2^n capped at rto_max; a SACKed packet
- *   is asked for with ACK_REQ instead of resent. cfg.max_retx RTOs of one
- *   packet fail the PDC. NACKs prove the peer alive and never use that
- *   budget: trims etc. resend at once (paced after max_retx of them),
+ * - Loss: per-packet RTO = base * 2^n capped at rto_max, base = the PDC's
+ *   SRTT + 4 RTTVAR within [rto_min, rto_max] (rtt.h; rto_min until the
+ *   first sample). A timer starts when its packet is sent and restarts
+ *   when CACK moves (RFC 6298 §5.3: the peer is making progress); a
+ *   SACKed packet is asked for with ACK_REQ instead of resent.
+ *   cfg.max_retx RTOs of one packet fail the PDC: at worst after
+ *   (max_retx + 1) * rto_max. NACKs prove the peer alive and never use
+ *   that budget: trims etc. resend at once (paced after max_retx of them),
  *   resource NACKs back off rto_min * 2^n up to rto_max, indefinitely.
  * - ROD: Go-Back-N. The target hands SES only the next PSN; anything
  *   ahead is dropped, and NACKed ROD_OOO (payload = expected PSN) once per
@@ -114,7 +118,9 @@ void uet_pds_destroy(struct uet_pds *pds);
  * closing an idle initiator PDC, so a slot comes back soon. */
 void uet_pds_reclaim(struct uet_pds *pds);
 
-/* RTO for a packet retransmitted n times: rto_min * 2^n, at most rto_max. */
+/* Back-off: base * 2^n, at most rto_max. */
+uet_time uet_pds_backoff(const struct uet_pds *pds, uet_time base, unsigned n);
+/* The same from rto_min: the NACK pauses. */
 uet_time uet_pds_rto(const struct uet_pds *pds, unsigned n);
 
 /* Receive paths. Each returns 0 when the packet was taken (answered,

@@ -31,6 +31,7 @@
 struct uet_rtb_ent {
 	struct uet_ses_pkt pkt;
 	uet_time rto_at;	/* UET_TIME_NONE when no timer runs */
+	uet_time sent_at;	/* first transmission (RTT samples) */
 	uint8_t fl;		/* UET_RTB_* */
 	uint8_t retx;		/* RTOs (resends and ACK_REQs): bounded */
 	uint8_t nacks;		/* resends a NACK asked for: not bounded */
