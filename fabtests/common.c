@@ -1120,6 +1120,22 @@ int ft_parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+int ft_parse_sizes_param(const char *prog, const char *spec, uint64_t *n,
+			 uint64_t *sizes)
+{
+	size_t v[FT_MAX_SIZES];
+	int i, cnt = ft_parse_sizes(spec, v, FT_MAX_SIZES);
+
+	if (cnt <= 0) {
+		fprintf(stderr, "%s: bad -S %s\n", prog, spec);
+		return -1;
+	}
+	*n = (uint64_t)cnt;
+	for (i = 0; i < cnt; i++)
+		sizes[i] = v[i];
+	return 0;
+}
+
 int ft_parse_sizes(const char *s, size_t *sizes, int max)
 {
 	char buf[512], *tok, *save = NULL, *c1, *c2;

@@ -165,6 +165,10 @@ uint64_t ft_mix64(uint64_t x);
 
 /* "all", "1,64,4k", "1:1m" (powers of two), "64k:16m:4" (step x4). */
 int ft_parse_sizes(const char *s, size_t *sizes, int max);
+/* ft_parse_sizes into a parameter block: *n = count, sizes[0..n-1].
+ * Returns 0, or -1 (with a message naming prog) for a bad spec. */
+int ft_parse_sizes_param(const char *prog, const char *spec, uint64_t *n,
+			 uint64_t *sizes);
 int ft_parse_size(const char *s, size_t *out);
 void *ft_alloc(size_t len);
 

@@ -65,8 +65,6 @@ static void bw_usage(void)
 static int bw_opt(void *arg, int opt, const char *optarg)
 {
 	struct bw *bw = arg;
-	size_t sizes[FT_MAX_SIZES];
-	int i, n;
 
 	switch (opt) {
 	case 'm':
@@ -75,15 +73,8 @@ static int bw_opt(void *arg, int opt, const char *optarg)
 		bw->p[P_TAGGED] = !strcmp(optarg, "tagged");
 		return 0;
 	case 'S':
-		n = ft_parse_sizes(optarg, sizes, FT_MAX_SIZES);
-		if (n <= 0) {
-			fprintf(stderr, "ft_bw: bad -S %s\n", optarg);
-			return -1;
-		}
-		bw->p[P_NSIZES] = (uint64_t)n;
-		for (i = 0; i < n; i++)
-			bw->p[P_SIZES + i] = sizes[i];
-		return 0;
+		return ft_parse_sizes_param("ft_bw", optarg, &bw->p[P_NSIZES],
+					    &bw->p[P_SIZES]);
 	case 'w':
 		bw->p[P_WINDOW] = strtoull(optarg, NULL, 0);
 		return bw->p[P_WINDOW] && bw->p[P_WINDOW] <= BW_MAX_WINDOW ?
@@ -452,18 +443,14 @@ static int bw_run(struct bw *bw)
 int main(int argc, char **argv)
 {
 	struct bw *bw = calloc(1, sizeof(*bw));
-	size_t sizes[FT_MAX_SIZES];
-	int i, n, ret;
+	int i, ret;
 
 	if (!bw)
 		return EXIT_FAILURE;
 	ft_ctx_init(&bw->c);
 	bw->p[P_WINDOW] = 64;
 	bw->p[P_ITERS] = 100;
-	n = ft_parse_sizes("all", sizes, FT_MAX_SIZES);
-	bw->p[P_NSIZES] = (uint64_t)n;
-	for (i = 0; i < n; i++)
-		bw->p[P_SIZES + i] = sizes[i];
+	ft_parse_sizes_param("ft_bw", "all", &bw->p[P_NSIZES], &bw->p[P_SIZES]);
 
 	ret = ft_parse_args(&bw->c.opts, argc, argv, "m:S:w:I:Z:", bw_opt, bw);
 	if (ret) {

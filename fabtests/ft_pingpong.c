@@ -52,8 +52,6 @@ static void pp_usage(void)
 static int pp_opt(void *arg, int opt, const char *optarg)
 {
 	struct pp *pp = arg;
-	size_t sizes[FT_MAX_SIZES];
-	int i, n;
 
 	switch (opt) {
 	case 'm':
@@ -62,15 +60,8 @@ static int pp_opt(void *arg, int opt, const char *optarg)
 		pp->p[P_TAGGED] = !strcmp(optarg, "tagged");
 		return 0;
 	case 'S':
-		n = ft_parse_sizes(optarg, sizes, FT_MAX_SIZES);
-		if (n <= 0) {
-			fprintf(stderr, "ft_pingpong: bad -S %s\n", optarg);
-			return -1;
-		}
-		pp->p[P_NSIZES] = (uint64_t)n;
-		for (i = 0; i < n; i++)
-			pp->p[P_SIZES + i] = sizes[i];
-		return 0;
+		return ft_parse_sizes_param("ft_pingpong", optarg, &pp->p[P_NSIZES],
+					    &pp->p[P_SIZES]);
 	case 'I':
 		pp->p[P_ITERS] = strtoull(optarg, NULL, 0);
 		return pp->p[P_ITERS] ? 0 : -1;
@@ -277,16 +268,12 @@ static int pp_run(struct pp *pp)
 int main(int argc, char **argv)
 {
 	struct pp pp = { 0 };
-	size_t sizes[FT_MAX_SIZES];
-	int i, n, ret;
+	int ret;
 
 	ft_ctx_init(&pp.c);
 	pp.p[P_ITERS] = 1000;
 	pp.p[P_WARMUP] = 10;
-	n = ft_parse_sizes("all", sizes, FT_MAX_SIZES);
-	pp.p[P_NSIZES] = (uint64_t)n;
-	for (i = 0; i < n; i++)
-		pp.p[P_SIZES + i] = sizes[i];
+	ft_parse_sizes_param("ft_pingpong", "all", &pp.p[P_NSIZES], &pp.p[P_SIZES]);
 
 	ret = ft_parse_args(&pp.c.opts, argc, argv, "m:S:I:W:Z:", pp_opt, &pp);
 	if (ret) {
