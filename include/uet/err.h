@@ -36,6 +36,8 @@ enum uet_err {
 	UET_ERR_REMOTE = -64,		/* target answered an error return code */
 	UET_ERR_NOENT = -65,		/* nothing to cancel with that context */
 	UET_ERR_MSGSIZE = -66,		/* message longer than max_msg_size */
+	UET_ERR_BUSY = -67,		/* in use (an MR key already registered) */
+	UET_ERR_NOSYS = -68,		/* not implemented (yet) */
 };
 
 /* Short stable name of an error code ("wire: truncated header"). */

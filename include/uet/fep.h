@@ -54,6 +54,9 @@ struct uet_fep_config {
 	uet_time pdc_idle;		/* idle time before an initiator closes a PDC */
 	uint16_t entropy_count;		/* distinct entropy values to spray over */
 	uint8_t ecn;			/* UET_ECN_* codepoint to send with */
+	size_t rndv_threshold;		/* sends above this use rendezvous (0: never) */
+	bool rudi;			/* RMA to IDEMPOTENT_SAFE keys over RUDI */
+	bool uud;			/* datagram endpoint: sends/receives over UUD */
 };
 
 /* Fill cfg with the engine defaults (local address and ids left zero). */
@@ -69,6 +72,11 @@ enum uet_op_type {
 	UET_OP_TSEND,		/* tagged send */
 	UET_OP_RECV,		/* untagged receive */
 	UET_OP_TRECV,		/* tagged receive */
+	UET_OP_WRITE,		/* RMA write: iov -> (peer, rkey, raddr) */
+	UET_OP_READ,		/* RMA read: (peer, rkey, raddr) -> iov */
+	UET_OP_ATOMIC,		/* amo_op on amo_dt elements of iov at raddr */
+	UET_OP_FETCH_ATOMIC,	/* same, old values into result_iov */
+	UET_OP_CMP_ATOMIC,	/* compare-swap: compare_iov, old values into result_iov */
 };
 
 /* Operation flags (the glue maps FI_* onto these). */
@@ -81,6 +89,7 @@ enum uet_op_type {
 #define UET_OPF_PEEK		0x0040	/* tagged: probe the unexpected list */
 #define UET_OPF_CLAIM		0x0080	/* tagged: take a peeked message */
 #define UET_OPF_DISCARD		0x0100	/* tagged: drop the matched message */
+#define UET_OPF_FENCE		0x0200	/* start after every earlier op to the peer completed */
 
 struct uet_op {
 	uint8_t type;			/* enum uet_op_type */
@@ -93,6 +102,34 @@ struct uet_op {
 	uint64_t ignore;		/* tagged receive: bits that need not match */
 	uint64_t cq_data;		/* with UET_OPF_CQ_DATA */
 	size_t min_multi_recv;		/* multi-recv: release below this free space */
+	/* RMA and atomics */
+	uint64_t rkey;			/* the target MR's mem_key */
+	uint64_t raddr;			/* address (UET_MR_VIRT_ADDR) or offset in the MR */
+	uint8_t amo_op;			/* enum uet_amo_op (uet/wire.h) */
+	uint8_t amo_dt;			/* enum uet_amo_dt */
+	const struct uet_iov *result_iov; /* fetch/compare: old values land here */
+	size_t result_count;
+	const struct uet_iov *compare_iov; /* compare atomics: operands */
+	size_t compare_count;
+};
+
+/* Memory regions (the target side of RMA and atomics). Access bits: */
+#define UET_MR_REMOTE_READ	0x01
+#define UET_MR_REMOTE_WRITE	0x02
+#define UET_MR_REMOTE_ATOMIC	0x04	/* atomics need this and the two above */
+#define UET_MR_VIRT_ADDR	0x10	/* raddr is a virtual address, else an offset */
+#define UET_MR_IDEMPOTENT	0x20	/* may be targeted over RUDI (key bit 63) */
+
+/* mem_key layout (ses-and-libfabric-mapping §5.1). */
+#define UET_MKEY_IDEMPOTENT_SAFE (1ull << 63)
+#define UET_MKEY_RKEY_MASK	((1ull << 48) - 1)
+
+struct uet_mr_attr {
+	void *base;
+	size_t len;
+	uint64_t key;			/* mem_key peers use (bits 61:48 zero) */
+	uint32_t access;		/* UET_MR_* */
+	void *context;			/* returned in its remote completions */
 };
 
 /* Completion flags. */
@@ -101,6 +138,11 @@ struct uet_op {
 #define UET_CF_TAGGED		0x04
 #define UET_CF_CQ_DATA		0x08	/* data holds the sender's cq_data */
 #define UET_CF_MULTI_RECV	0x10	/* multi-recv buffer released */
+#define UET_CF_WRITE		0x20	/* RMA write (with REMOTE: target side) */
+#define UET_CF_READ		0x40	/* RMA read */
+#define UET_CF_ATOMIC		0x80	/* atomic of any kind */
+#define UET_CF_REMOTE		0x100	/* target side of RMA/atomic: context is the
+					 * MR's; CQ_DATA when the write carried data */
 
 struct uet_completion {
 	void *context;
@@ -157,6 +199,13 @@ int uet_fep_post(struct uet_fep *fep, const struct uet_op *op, uet_time now);
 /* Cancel the pending receive with this context: it completes with
  * UET_ERR_CANCELED. 0 or UET_ERR_NOENT. */
 int uet_fep_cancel(struct uet_fep *fep, void *context);
+
+/* Register memory for remote access: 0, UET_ERR_INVAL (bad access bits,
+ * key bits 61:48 set), UET_ERR_BUSY (key in use), UET_ERR_NOMEM. */
+int uet_fep_mr_reg(struct uet_fep *fep, const struct uet_mr_attr *attr);
+/* 0 or UET_ERR_NOENT. Requests already placed are unaffected; later ones
+ * are refused with RC_BAD_MKEY. */
+int uet_fep_mr_dereg(struct uet_fep *fep, uint64_t key);
 
 /* One packet from the port. Malformed or foreign packets are dropped and
  * counted (returns the UET_ERR_* reason); 0 when accepted. */

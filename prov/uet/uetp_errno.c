@@ -32,6 +32,10 @@ int uetp_errno(int uet_err)
 		return -FI_ENOENT;
 	case UET_ERR_MSGSIZE:
 		return -FI_EMSGSIZE;
+	case UET_ERR_BUSY:
+		return -FI_EBUSY;
+	case UET_ERR_NOSYS:
+		return -FI_ENOSYS;
 	}
 	/* wire codec errors never reach the application as such */
 	if (uet_err <= UET_ERR_WIRE_TRUNC && uet_err >= UET_ERR_WIRE_NOSPACE)

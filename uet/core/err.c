@@ -28,6 +28,8 @@ const char *uet_err_str(int err)
 	case UET_ERR_REMOTE: return "target returned an error";
 	case UET_ERR_NOENT: return "no such operation";
 	case UET_ERR_MSGSIZE: return "message too long";
+	case UET_ERR_BUSY: return "in use";
+	case UET_ERR_NOSYS: return "not implemented";
 	}
 	return "unknown error";
 }

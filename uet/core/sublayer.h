@@ -50,11 +50,33 @@ struct uet_pdc_ref {
 	void *ses_state;		/* SES's per-PDC state (set by SES) */
 };
 
+/* Largest SES response data an ACK carries (Max_ACK_Data_Size,
+ * pds-behaviour §9, spec default 16 B): small read results and fetched
+ * atomic values. A read message longer than this returns its data in the
+ * return direction instead (all of it, pds-behaviour §9 "Reads"). */
+#define UET_ACK_DATA_MAX	16
+
+/* An SES response as it rides in a PDS ACK. */
+struct uet_ses_reply {
+	struct uet_ses_rsp rsp;		/* format UET_NH_RSP, or RSP_DATA[_SMALL] */
+	bool gtd;			/* keep until CLEAR (errors, overflow, data) */
+	uint8_t data_len;		/* bytes of data (RSP_DATA formats only) */
+	uint8_t data[UET_ACK_DATA_MAX];
+};
+
 /* ---- SES -> PDS ---- */
 
 /* SES has (more) to send to peer: PDS opens a PDC if none and will call
  * uet_ses_tx_next when its window allows. */
 void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer, uet_time now);
+
+/* Return direction (reads): SES at the target has read data to send on
+ * pdc, a PDC this fep is the target of. PDS will pull it with
+ * uet_ses_tx_next(pdc) (pdc->initiator false; pkt.next_hdr
+ * UET_NH_RSP_DATA) and track, resend and report it with uet_ses_tx_write,
+ * uet_ses_tx_acked and uet_ses_tx_failed exactly like forward packets,
+ * in the return direction's own PSN space. */
+void uet_pds_wake_pdc(struct uet_pds *pds, struct uet_pdc_ref *pdc, uet_time now);
 
 /* ---- PDS -> SES, transmit side ---- */
 
@@ -66,11 +88,12 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
  * UET_ERR_WIRE_NOSPACE. Called for the first send and every resend. */
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		     const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap);
-/* The target acknowledged pkt; rsp is the SES response carried in the ACK,
- * or NULL when it was acknowledged cumulatively without one (success). */
+/* The peer acknowledged pkt; reply is the SES response carried in the ACK
+ * (with its data, if any), or NULL when it was acknowledged cumulatively
+ * without one (success). reply->gtd is meaningless here. */
 void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
-		      const struct uet_ses_pkt *pkt, const struct uet_ses_rsp *rsp,
-		      uet_time now);
+		      const struct uet_ses_pkt *pkt,
+		      const struct uet_ses_reply *reply, uet_time now);
 /* pkt will never be acknowledged: err is UET_ERR_PEER (retries exhausted,
  * fatal NACK, PDC failed); code is the NACK code when there was one. */
 void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
@@ -79,13 +102,20 @@ void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 /* ---- PDS -> SES, receive side ---- */
 
 /* A new request packet on pdc (never a duplicate: PDS filtered those).
- * SES fills *rsp (response in the ACK) and sets *gtd when the response
- * must be kept until CLEAR (errors, overflow-list use). Returns 0, or a
- * NACK code (> 0, e.g. UET_NACK_NO_SES_MSG_AVAIL) when SES cannot take the
- * packet now: PDS then NACKs it and does not count it as received. */
+ * SES fills *reply (the response in the ACK, maybe with data) and sets
+ * reply->gtd when it must be kept until CLEAR (errors, overflow-list use,
+ * data). Returns 0, or a NACK code (> 0, e.g. UET_NACK_NO_SES_MSG_AVAIL)
+ * when SES cannot take the packet now: PDS then NACKs it and does not
+ * count it as received. */
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	       const struct uet_ses_req *req, const uint8_t *payload,
-	       size_t len, struct uet_ses_rsp *rsp, bool *gtd, uet_time now);
+	       size_t len, struct uet_ses_reply *reply, uet_time now);
+/* A return-direction packet (an SES response with data, next_hdr 5/6)
+ * arrived on a PDC this fep initiated; never a duplicate. Returns 0, or
+ * a NACK code like uet_ses_rx. */
+int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
+		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
+		   size_t len, uet_time now);
 
 /* ---- PDC life ---- */
 

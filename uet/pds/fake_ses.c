@@ -227,8 +227,9 @@ static bool msg_resolve(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
 
 void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		      const struct uet_ses_pkt *pkt,
-		      const struct uet_ses_rsp *rsp, uet_time now)
+		      const struct uet_ses_reply *reply, uet_time now)
 {
+	const struct uet_ses_rsp *rsp = reply ? &reply->rsp : NULL;
 	struct fake_msg *m = pkt->msg;
 
 	(void)pdc;
@@ -329,8 +330,10 @@ static void order_check(struct uet_ses *ses, uint32_t pdc, uint64_t key)
 
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	       const struct uet_ses_req *req, const uint8_t *payload,
-	       size_t len, struct uet_ses_rsp *rsp, bool *gtd, uet_time now)
+	       size_t len, struct uet_ses_reply *reply, uet_time now)
 {
+	struct uet_ses_rsp *rsp = &reply->rsp;
+	bool *gtd = &reply->gtd;
 	uint32_t off = req->flags & UET_SES_F_SOM ? 0 : req->message_offset;
 	struct fake_rx *r;
 	uint32_t k, i;
@@ -344,6 +347,7 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	rsp->job_id = req->job_id;
 	rsp->modified_length = (uint32_t)len;
 	*gtd = false;
+	reply->data_len = 0;
 	if (ses->rx_hook) {
 		int code = ses->rx_hook(ses, pdc, req, off, rsp, gtd);
 
@@ -402,4 +406,12 @@ bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc)
 		    uet_addr_equal(&ses->msgs[i].peer, &pdc->peer))
 			return true;
 	return false;
+}
+
+int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
+		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
+		   size_t len, uet_time now)
+{
+	(void)ses; (void)pdc; (void)rsp; (void)payload; (void)len; (void)now;
+	return UET_NACK_UNEXP_EVENT;
 }

@@ -70,7 +70,8 @@ static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
 	e->fl |= UET_RTB_ACKED;
 	if (!(e->fl & UET_RTB_CLOSE))
-		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, rsp, now);
+		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, rsp ? &(struct
+				 uet_ses_reply){ .rsp = *rsp } : NULL, now);
 }
 
 static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,

@@ -1,4 +1,5 @@
 /* Target role of a PDC (see tgt.h). */
+#include <assert.h>
 #include <string.h>
 
 #include "uet/err.h"
@@ -124,6 +125,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	const struct uet_pds_hdr *h = &p->pds;
 	uint32_t psn = h->req.psn;
 	uint8_t aflags = ack_flags_of(pi, h->flags);
+	struct uet_ses_reply reply;
 	struct uet_ses_rsp rsp;
 	struct uet_acktr *rx;
 	struct uet_pdc *pdc;
@@ -216,9 +218,15 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		uet_pdc_rearm(pds, pdc);
 		return UET_ERR_AGAIN;
 	}
-	default_rsp(&rsp, &p->req);
+	default_rsp(&reply.rsp, &p->req);
+	reply.gtd = false;
+	reply.data_len = 0;
 	code = uet_ses_rx(pds->ses, &pdc->ref, &p->req, p->payload,
-			  p->payload_len, &rsp, &gtd, now);
+			  p->payload_len, &reply, now);
+	/* Response data in ACKs is not carried yet: SES sends none. */
+	assert(!reply.data_len);
+	rsp = reply.rsp;
+	gtd = reply.gtd;
 	if (code) {
 		/* SES refused it for now: not received (sublayer.h). */
 		tgt_nack(pds, pi, h, pdc, code > 0 && code <= 0xFF ?

@@ -285,8 +285,9 @@ int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 
 void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		      const struct uet_ses_pkt *pkt,
-		      const struct uet_ses_rsp *rsp, uet_time now)
+		      const struct uet_ses_reply *reply, uet_time now)
 {
+	const struct uet_ses_rsp *rsp = reply ? &reply->rsp : NULL;
 	struct uet_ses_msg *m = pkt->msg;
 
 	(void)pdc;

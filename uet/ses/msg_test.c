@@ -251,14 +251,16 @@ Test(msg, error_rc_fails_send)
 	rsp.format = UET_NH_RSP;
 	rsp.opcode = UET_SES_RESPONSE;
 	rsp.return_code = UET_RC_NO_MATCH;
-	uet_ses_tx_acked(A.ses, &L.tpdc, &L.p[1].pkt, &rsp, 0);
+	uet_ses_tx_acked(A.ses, &L.tpdc, &L.p[1].pkt,
+			 &(struct uet_ses_reply){ .rsp = rsp }, 0);
 	cr_assert_null(tl_comp(&A, &ctx), "packet 0 still outstanding");
 	/* No more packets of the failed message: the next comes. */
 	cr_assert_eq(tl_pull(&L, 1), 1);
 	cr_assert_neq(L.p[2].pkt.msg, L.p[0].pkt.msg);
 	cr_assert_eq(L.p[2].pkt.len, 10);
 	rsp.return_code = UET_RC_NULL;	/* a default response is success */
-	uet_ses_tx_acked(A.ses, &L.tpdc, &L.p[0].pkt, &rsp, 0);
+	uet_ses_tx_acked(A.ses, &L.tpdc, &L.p[0].pkt,
+			 &(struct uet_ses_reply){ .rsp = rsp }, 0);
 	cr_assert_eq(tl_comp(&A, &ctx)->err, UET_ERR_REMOTE);
 	cr_assert_eq(tl_comp(&A, &ctx)->prov_errno, UET_RC_NO_MATCH);
 	uet_ses_tx_acked(A.ses, &L.tpdc, &L.p[2].pkt, NULL, 0);

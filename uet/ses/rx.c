@@ -367,8 +367,10 @@ static struct uet_ses_inmsg *in_new(struct uet_ses *ses,
 
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	       const struct uet_ses_req *req, const uint8_t *payload,
-	       size_t len, struct uet_ses_rsp *rsp, bool *gtd, uet_time now)
+	       size_t len, struct uet_ses_reply *reply, uet_time now)
 {
+	struct uet_ses_rsp *rsp = &reply->rsp;
+	bool *gtd = &reply->gtd;
 	struct uet_ses_pdc *ps;
 	struct uet_ses_inmsg *in;
 	bool som = req->flags & UET_SES_F_SOM;
@@ -380,6 +382,7 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 
 	(void)now;
 	*gtd = false;
+	reply->data_len = 0;
 	memset(rsp, 0, sizeof(*rsp));
 	rsp->format = UET_NH_RSP;
 	rsp->list = UET_SES_LIST_EXPECTED;
@@ -542,4 +545,14 @@ void uet_rx_flush(struct uet_ses *ses)
 			}
 		}
 	}
+}
+
+int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
+		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
+		   size_t len, uet_time now)
+{
+	/* No read is ever issued yet, so no return data is expected. */
+	(void)pdc; (void)rsp; (void)payload; (void)len; (void)now;
+	ses->st.bad_req++;
+	return UET_NACK_UNEXP_EVENT;
 }

@@ -316,7 +316,9 @@ static int rx_raw(uint8_t opcode, uint16_t msg_id, uint8_t flags,
 		  uint32_t total, uint32_t off, const uint8_t *pl, size_t plen,
 		  struct uet_ses_rsp *rsp, bool *gtd)
 {
+	struct uet_ses_reply reply;
 	struct uet_ses_req q;
+	int ret;
 
 	memset(&q, 0, sizeof(q));
 	q.format = UET_NH_REQ_STD;
@@ -330,7 +332,10 @@ static int rx_raw(uint8_t opcode, uint16_t msg_id, uint8_t flags,
 		q.message_offset = off;
 		q.payload_length = (uint16_t)plen;
 	}
-	return uet_ses_rx(B.ses, &L.rpdc, &q, pl, plen, rsp, gtd, 0);
+	ret = uet_ses_rx(B.ses, &L.rpdc, &q, pl, plen, &reply, 0);
+	*rsp = reply.rsp;
+	*gtd = reply.gtd;
+	return ret;
 }
 
 Test(rx, refused_message_keeps_its_turn)
@@ -361,6 +366,7 @@ Test(rx, refused_message_keeps_its_turn)
 Test(rx, oversize_and_malformed)
 {
 	uint8_t pl[8] = { 0 };
+	struct uet_ses_reply reply;
 	struct uet_ses_rsp rsp;
 	struct uet_ses_req q;
 	bool gtd;
@@ -380,9 +386,9 @@ Test(rx, oversize_and_malformed)
 	q.flags = UET_SES_F_SOM | UET_SES_F_EOM;
 	q.job_id = TL_JOB;
 	q.pid_on_fep = PB & 0xFFF;
-	cr_assert_eq(uet_ses_rx(B.ses, &L.rpdc, &q, pl, 0, &rsp, &gtd, 0), 0);
-	cr_assert_eq(rsp.return_code, UET_RC_UNSUPPORTED_OP);
-	cr_assert(gtd);
+	cr_assert_eq(uet_ses_rx(B.ses, &L.rpdc, &q, pl, 0, &reply, 0), 0);
+	cr_assert_eq(reply.rsp.return_code, UET_RC_UNSUPPORTED_OP);
+	cr_assert(reply.gtd);
 }
 
 Test(rx, initiator_error_fails_receive)

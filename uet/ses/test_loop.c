@@ -120,6 +120,7 @@ size_t tl_pull(struct tl_link *l, size_t max)
 int tl_deliver(struct tl_link *l, size_t i)
 {
 	struct tl_pkt *p = &l->p[i];
+	struct uet_ses_reply reply;
 	int hlen, ret;
 
 	cr_assert_lt(i, l->n);
@@ -131,7 +132,9 @@ int tl_deliver(struct tl_link *l, size_t i)
 				  (size_t)l->wlen);
 	cr_assert_eq(hlen, UET_SES_STD_LEN, "decode: %d", hlen);
 	ret = uet_ses_rx(l->rx->ses, &l->rpdc, &l->req, l->buf + hlen,
-			 (size_t)l->wlen - hlen, &p->rsp, &p->gtd, 0);
+			 (size_t)l->wlen - hlen, &reply, 0);
+	p->rsp = reply.rsp;
+	p->gtd = reply.gtd;
 	cr_assert_geq(ret, 0);
 	p->nack = (uint8_t)ret;
 	if (!ret) {
@@ -148,7 +151,8 @@ void tl_ack(struct tl_link *l, size_t i)
 {
 	cr_assert_not(l->p[i].acked, "packet %zu acked twice", i);
 	l->p[i].acked = true;
-	uet_ses_tx_acked(l->tx->ses, &l->tpdc, &l->p[i].pkt, &l->p[i].rsp, 0);
+	uet_ses_tx_acked(l->tx->ses, &l->tpdc, &l->p[i].pkt,
+			 &(struct uet_ses_reply){ .rsp = l->p[i].rsp }, 0);
 }
 
 int tl_xfer(struct tl_link *l, size_t i)
