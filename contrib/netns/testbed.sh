@@ -193,8 +193,14 @@ cmd_up() {
 		start_relay "$name" "$sd" "$@"
 		how="tun pair + userspace relay impair.py (no sch_netem): $*"
 	else
-		err=$(ip link add "$dev" netns "$name-a" type veth \
-			peer name "$dev" netns "$name-b" 2>&1) ||
+		# netem acts on whole skbs: one segment per skb makes its
+		# loss and reordering hit wire-sized packets, as the relay's
+		# do, and not 64 KiB TCP segmentation offload bursts.
+		gso=
+		[ "$mode" = netem ] && gso="gso_max_segs 1"
+		# shellcheck disable=SC2086
+		err=$(ip link add "$dev" netns "$name-a" $gso type veth \
+			peer name "$dev" netns "$name-b" $gso 2>&1) ||
 			skip "cannot create a veth pair here ($err)"
 		[ "$mode" = netem ] && how="veth pair + netem on both ends: $*"
 	fi
