@@ -23,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uet/udp.h"
-
 #include "fault.h"
 #include "spray.h"
 
@@ -90,10 +88,8 @@ static void spray_cfg_init(struct spray_cfg *c, const struct opts *o,
 {
 	memset(c, 0, sizeof(*c));
 	c->dst = *dst;
-	/* Same job and block rule as the provider (fi_uet.7). */
+	/* Same job as the provider (fi_uet.7). */
 	c->job_id = env_uint("FI_UET_JOB_ID", 0);
-	c->entropy_bits = env_uint("FI_UET_ENTROPY_BITS",
-				   UET_UDP_ENTROPY_BITS_DEFAULT);
 	c->max_msg_size = max_msg;
 	c->rounds = o->rounds;
 	c->random_per_round = o->random_per_round;

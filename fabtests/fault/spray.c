@@ -26,7 +26,6 @@
 #define FLOOD_SPDCID	0x8000	/* PDC flood: 0x8000.. */
 #define DPDCID_SPAN	32	/* DPDCIDs tried: the first ones */
 #define SYN_SPAN	4096	/* psn_offset is 12 bits */
-#define BIND_TRIES	256
 #define DRAIN_MS	300
 #define SEND_BATCH	8
 
@@ -924,46 +923,27 @@ static void pause_us(unsigned us)
 		nanosleep(&ts, NULL);
 }
 
-/* A socket whose port is the home port of its entropy block, so that the
- * endpoint's answers (sent to the home port) come back to it. */
+/* A plain UDP socket on loopback: the endpoint answers the fake PDC at
+ * the address its SYN came from, so the answers come back to it. */
 static int open_socket(struct spray *s)
 {
-	uint16_t mask = (uint16_t)((1u << s->cfg->entropy_bits) - 1);
-	int fds[BIND_TRIES];
-	int n, fd = -1;
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), sz = 4 << 20;
 
-	for (n = 0; n < BIND_TRIES; n++) {
-		struct sockaddr_in a = {
-			.sin_family = AF_INET,
-			.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-		};
-		socklen_t al = sizeof(a);
-
-		fds[n] = socket(AF_INET, SOCK_DGRAM, 0);
-		if (fds[n] < 0)
-			break;
-		if (bind(fds[n], (struct sockaddr *)&a, sizeof(a)) ||
-		    getsockname(fds[n], (struct sockaddr *)&a, &al)) {
-			close(fds[n]);
-			break;
-		}
-		s->res->port = ntohs(a.sin_port);
-		if (!(s->res->port & mask)) {
-			fd = fds[n];
-			s->res->answers = true;
-			break;
-		}
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &al)) {
+		close(fd);
+		return -1;
 	}
-	/* None aligned: spray anyway from the last one, answers unseen. */
-	if (fd < 0 && n > 0)
-		fd = fds[--n];
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
-	if (fd >= 0) {
-		int sz = 4 << 20;
-
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	}
+	s->res->port = ntohs(a.sin_port);
+	s->res->answers = true;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	return fd;
 }
 

@@ -10,9 +10,9 @@
  * PDC properly, with SYN) so that packets with a right address but a wrong
  * JobID, PIDonFEP, resource index, SPDCID, PSN, request_length or
  * message_offset reach the checks past PDC lookup. It reads the answers
- * the endpoint sends back (when its port is where the endpoint answers:
- * the home port of its entropy block) and checks that every refused
- * request of the fake PDC was answered with the right SES return code.
+ * the endpoint sends back (to the address the fake PDC's SYN came from)
+ * and checks that every refused request of the fake PDC was answered
+ * with the right SES return code.
  */
 #ifndef SPRAY_H
 #define SPRAY_H
@@ -64,7 +64,6 @@ struct spray_cfg {
 	struct sockaddr_in dst;		/* the endpoint's home port */
 	uint32_t job_id;		/* the endpoint's JobID */
 	uint64_t max_msg_size;		/* of the endpoint's provider */
-	unsigned entropy_bits;		/* FI_UET_ENTROPY_BITS */
 	unsigned rounds;
 	unsigned random_per_round;
 	unsigned flood_per_round;	/* new PDCs opened per round */

@@ -11,6 +11,15 @@
  * jitter never makes packets overtake each other; only the reorder action
  * does (and high-priority trimmed packets, see trim_when_full).
  *
+ * Addresses: a port has its home address (the one it was opened at) and,
+ * like the UDP port (uet/udp.h), 2^k spray ports on its IP with numbers
+ * the net hands out from UET_MEM_SPRAY_PORT_MIN up: a packet sent with
+ * info.home (or with k == 0) leaves from the home address, any other from
+ * spray port entropy % 2^k. The receiver sees that source address in
+ * info.src and its port in info.entropy, never the sender's home address
+ * unless the packet left from it. Packets sent to a spray address reach
+ * the port too (info.dst says which address, info.home whether home).
+ *
  * Memory: packets in flight live in a pool fixed at creation (no malloc per
  * packet). When it is full a packet is dropped and counted as overflow, as
  * a switch out of buffer would do.
@@ -44,10 +53,12 @@
 #define UET_MEM_REORDER_DELAY_DEFAULT (10 * UET_USEC)
 #define UET_MEM_POOL_MAX	(1u << 20)
 #define UET_MEM_MTU_MAX		65535u	/* largest UDP payload */
+#define UET_MEM_SPRAY_BITS_MAX	8u
+#define UET_MEM_SPRAY_PORT_MIN	32768u	/* spray ports: from here up */
 
 /* Decide actions for one packet. seq counts the packets sent to the same
  * port since its impairment was last set, from 0; m is the packet as the
- * receiver would see it (info.src is the sending port). Returns UET_MEM_*
+ * receiver would see it (info.src is the address it left from). Returns UET_MEM_*
  * bits. It must not call back into the net. */
 typedef unsigned (*uet_mem_pick_fn)(void *arg, uint64_t seq,
 				    const struct uet_net_msg *m);
@@ -98,6 +109,8 @@ struct uet_mem_config {
 	unsigned pool;			/* max packets in flight; 0 = default */
 	unsigned mtu;			/* largest packet taken; 0 = default */
 	uint64_t seed;			/* of the PRNG of the random actions */
+	unsigned spray_bits;		/* k: 2^k spray ports per port; 0 =
+					 * every packet from the home address */
 	struct uet_mem_impair impair;	/* of every port without its own */
 };
 
@@ -124,7 +137,8 @@ struct uet_mem_net;
 
 /* Create a net; cfg NULL means defaults and a perfect link. Returns 0,
  * UET_ERR_INVAL (a ppm above UET_MEM_PPM, pool above UET_MEM_POOL_MAX,
- * mtu above UET_MEM_MTU_MAX) or UET_ERR_NOMEM. */
+ * mtu above UET_MEM_MTU_MAX, spray_bits above UET_MEM_SPRAY_BITS_MAX) or
+ * UET_ERR_NOMEM. */
 int uet_mem_net_create(struct uet_mem_net **netp,
 		       const struct uet_mem_config *cfg);
 /* Free the net and the packets in it; ports still open are closed (their
@@ -142,18 +156,22 @@ void uet_mem_net_stats(const struct uet_mem_net *net,
  * UET_TIME_NONE when nothing is queued: a driver advances its clock to it. */
 uet_time uet_mem_net_next_delivery(const struct uet_mem_net *net);
 
-/* Attach a port at `local` (af, ip, port; port 0 for raw IP). Returns 0,
- * UET_ERR_INVAL (no family, or the address is taken) or UET_ERR_NOMEM.
+/* Attach a port at `local` (af, ip, port; port 0 for raw IP) with the
+ * net's spray_bits spray ports. Returns 0, UET_ERR_INVAL (no family, or
+ * the address is taken, as a home or spray address) or UET_ERR_NOMEM.
  * Close with (*portp)->ops->close(*portp).
  *
- * send(): the source is the port's address (msg info.src is ignored), the
- * destination info.dst, the send time info.ts; entropy and ecn travel
- * as given. A packet to an address without a port is taken and counted
- * as no_port. A packet longer than the mtu, or without bytes, is refused:
- * send() returns the count taken before it, or UET_ERR_INVAL if first.
- * recv(): ready packets in delivery order; info.ts is the delivery time,
- * info.dst the port's address. A packet longer than cap is truncated to
- * cap bytes (len = cap) and counted as truncated.
+ * send(): the source is the port's home address with info.home, else its
+ * spray port entropy % 2^k (msg info.src is ignored); the destination is
+ * info.dst, the send time info.ts; ecn travels as given. A packet to an
+ * address without a port is taken and counted as no_port. A packet longer
+ * than the mtu, or without bytes, is refused: send() returns the count
+ * taken before it, or UET_ERR_INVAL if first.
+ * recv(): ready packets in delivery order; info.src is the address the
+ * packet left from and info.entropy its port, info.ts the delivery time,
+ * info.dst the address it was sent to (home or spray), info.home whether
+ * that is the home address. A packet longer than cap is truncated to cap
+ * bytes (len = cap) and counted as truncated.
  * fd() is -1: a mem port is polled through next_delivery. */
 int uet_mem_port_open(struct uet_net **portp, struct uet_mem_net *net,
 		      const struct uet_addr *local);
@@ -165,5 +183,9 @@ int uet_mem_port_set_impair(struct uet_net *port,
 /* Earliest delivery time of a packet queued for this (mem) port, or
  * UET_TIME_NONE. */
 uet_time uet_mem_port_next_delivery(const struct uet_net *port);
+/* The source address a packet with this info leaves this (mem) port
+ * from (see send()). */
+struct uet_addr uet_mem_port_tx_addr(const struct uet_net *port,
+				     const struct uet_pkt_info *info);
 
 #endif

@@ -20,14 +20,26 @@
 #define UET_ECN_ECT0	2
 #define UET_ECN_CE	3
 
-/* What the socket knows about a packet and the protocol needs. */
+/* What the socket knows about a packet and the protocol needs.
+ *
+ * A port owns a home address (the one in the endpoint's name, where peers
+ * send) and sends a packet either from it or, to spray the packets of a
+ * PDC over network paths, from a source port picked by the entropy value
+ * (uet/udp.h). A receiver therefore cannot tell a sender's home address
+ * from a sprayed packet: the engine learns it from packets sent with
+ * `home` (a PDC's SYN phase, connectionless requests) and finds the PDC
+ * of every other packet by its PDC id, checking only the IP address. */
 struct uet_pkt_info {
-	struct uet_addr src;		/* sender; src.port = its home port (the raw
-					 * UDP source port is in entropy, uet/udp.h) */
-	struct uet_addr dst;
-	uint16_t entropy;		/* rx: as received; tx: chosen by the engine */
+	struct uet_addr src;		/* rx: the sender's address as seen (IP
+					 * and raw source port); tx: ignored */
+	struct uet_addr dst;		/* tx: where to; rx: the local address
+					 * it reached (home or a spray port) */
+	uint16_t entropy;		/* rx: the raw source port (UDP); tx: the
+					 * value that picks the source port */
 	uint8_t ecn;			/* UET_ECN_* */
 	bool trimmed;			/* the network cut the payload */
+	bool home;			/* tx: leave from the home address, not by
+					 * entropy; rx: arrived at the home address */
 	uet_time ts;			/* rx: receive time; tx: send time */
 };
 

@@ -43,8 +43,11 @@ struct uet_pcap_meta {
 	bool raw_ip;		/* IP-native: no UDP; entropy hdr first */
 	uint8_t src[16];
 	uint8_t dst[16];
-	uint16_t src_port;	/* UDP source port = entropy value */
-	uint16_t dst_port;	/* UDP destination port (peer's UET port) */
+	uint16_t src_port;	/* UDP source port: the one the packet left
+				 * from (uet_udp_tx_port() of a packet sent;
+				 * the entropy of one received) */
+	uint16_t dst_port;	/* UDP destination port (the home port, or
+				 * the spray port an answer went back to) */
 	uint8_t ip_proto;	/* raw IP protocol; 0 means UET_IPPROTO */
 	uint8_t dscp;		/* 6 bits */
 	uint8_t ecn;		/* 2 bits */

@@ -2,28 +2,36 @@
  * IPv6), behind the uet_net ops (uet/net.h). Raw IP (protocol 253) is a
  * separate port.
  *
+ * Home port: the port in the endpoint's address, where peers send. The
+ * IANA UET port 4793 when preferred and free, else the configured one,
+ * else one the kernel picks (uet_udp_config.port, prefer_iana).
+ *
  * Entropy in the source port (wire-format §1.2, design.md Encapsulation):
- * ECMP switches hash the UDP source port, so each packet leaves from a
- * source port chosen by its entropy value and the packets of one PDC
- * spread over paths. The receiver must still know which endpoint sent a
- * packet, so an endpoint owns an aligned block of 2^k ports:
+ * ECMP switches hash the UDP source port, so a packet leaves from a source
+ * port chosen by its entropy value and the packets of one PDC spread over
+ * paths. Besides the home socket the port owns 2^k spray sockets bound to
+ * ports the kernel picks (anywhere, not aligned, not consecutive); a
+ * packet with entropy e leaves from spray socket e % 2^k, one sent with
+ * info.home from the home port. With k == 0 every packet leaves from the
+ * home port.
  *
- *   home port P with P % 2^k == 0; the endpoint binds P .. P + 2^k - 1.
- *   Peers send to P; only P's socket receives (the others drop anything
- *   sent to them and only send).
- *   A packet with entropy e leaves from port P + (e % 2^k).
- *   A receiver maps source port S to the sender's home port
- *   S & ~(2^k - 1) (uet_udp_home_port()).
+ * So a receiver cannot map a source port back to the sender's home port:
+ * the engine sends the packets that introduce it from the home port (the
+ * SYN phase of a PDC, connectionless requests), learns the peer's home
+ * address from those, and matches every later packet to its PDC by the
+ * PDC id, checking the IP address only. k is a local choice; peers need
+ * not agree on it.
  *
- * k (entropy_bits) is a fabric-wide parameter: every endpoint of a fabric
- * must use the same k, or home ports are recovered wrong. With k > 0 the
- * block lies in 49152..65535 (source ports below 4793 may be claimed by
- * other Wireshark dissectors); with k == 0 there is one socket and the
- * IANA UET port 4793 is preferred when free.
+ * Every socket receives: peers send to the home port, but an answer to a
+ * packet nobody could attribute (a NACK for an unknown PDC) goes back to
+ * the address it came from, a spray port. fd() is then an epoll set of
+ * all of them.
  *
- * On receive, info.src.port is the sender's home port, info.entropy the
- * raw source port, info.ecn the ECN bits of the IP header, info.dst the
- * port's home address and info.ts the `now` given to recv().
+ * On receive, info.src is the sender's address as seen (raw source port),
+ * info.entropy that same source port, info.ecn the ECN bits of the IP
+ * header, info.dst the local address that received it (home or spray
+ * port), info.home whether that was the home port, info.ts the `now`
+ * given to recv().
  *
  * ICMP errors (port unreachable and the like) are not reported: sockets
  * are unconnected and do not ask for IP_RECVERR, so a send to a closed
@@ -42,32 +50,27 @@
 #include "uet/net.h"
 
 #define UET_UDP_IANA_PORT	4793	/* wire-format §1.2 */
-#define UET_UDP_BLOCK_MIN	49152	/* lowest port of a k > 0 block */
 #define UET_UDP_ENTROPY_BITS_DEFAULT 3
-#define UET_UDP_ENTROPY_BITS_MAX 8	/* 256 sockets */
+#define UET_UDP_ENTROPY_BITS_MAX 8	/* 256 spray sockets */
 #define UET_UDP_BUF_DEFAULT	(4u << 20)
-#define UET_UDP_TRIES_DEFAULT	64
 #define UET_UDP_BATCH_DEFAULT	64
 #define UET_UDP_BATCH_MAX	1024	/* the kernel's UIO_MAXIOV */
 
 /* Fill with uet_udp_config_default() and change what differs. */
 struct uet_udp_config {
-	/* Home port. Non-zero: exactly this one (with k > 0 it must be
-	 * aligned to 2^k and >= UET_UDP_BLOCK_MIN). Zero with k == 0:
-	 * UET_UDP_IANA_PORT if prefer_iana and it is free, else one the
-	 * kernel picks. Zero with k > 0: a random aligned block. */
+	/* Home port. Non-zero: exactly this one. Zero: UET_UDP_IANA_PORT
+	 * if prefer_iana and it is free, else one the kernel picks. */
 	uint16_t port;
 	bool prefer_iana;
-	unsigned entropy_bits;		/* k; 0 = one socket, no spray */
-	uint64_t seed;			/* of the random block choice;
-					 * 0 = from getrandom() */
-	unsigned tries;			/* blocks tried, then give up */
+	unsigned entropy_bits;		/* k: 2^k spray sockets; 0 = none,
+					 * everything leaves from home */
 	/* IP TOS byte / IPv6 traffic class = dscp << 2 | ecn. info.ecn is
 	 * sent as given, except UET_ECN_NOT_ECT which sends `ecn` (so
 	 * UET_ECN_NOT_ECT here sends every codepoint as given). */
 	uint8_t ecn;			/* default UET_ECN_ECT0 */
 	uint8_t dscp;			/* default 0 (CS0) */
-	unsigned rcvbuf;		/* SO_RCVBUF of the home socket;
+	unsigned rcvbuf;		/* SO_RCVBUF of the home socket (spray
+					 * sockets keep the kernel default);
 					 * 0 = kernel default */
 	unsigned sndbuf;		/* SO_SNDBUF of each; ditto */
 	unsigned batch;			/* packets per mmsg syscall */
@@ -84,30 +87,32 @@ struct uet_udp_stats {
 	uint64_t unreachable;		/* taken but refused by routing
 					 * (EHOSTUNREACH, ENETUNREACH, ...) */
 	uint64_t would_block;		/* send stopped: EAGAIN/ENOBUFS */
-	uint64_t bind_tries;		/* blocks tried at open */
+	uint64_t spray_received;	/* of received: at a spray socket */
 };
 
 /* Defaults: port 0, prefer_iana, k = UET_UDP_ENTROPY_BITS_DEFAULT,
- * seed 0, UET_UDP_TRIES_DEFAULT tries, ECT(0), DSCP 0, UET_UDP_BUF_DEFAULT
- * buffers, UET_UDP_BATCH_DEFAULT. */
+ * ECT(0), DSCP 0, UET_UDP_BUF_DEFAULT buffers, UET_UDP_BATCH_DEFAULT. */
 void uet_udp_config_default(struct uet_udp_config *cfg);
 
 /* Open a port on `ip` (af and address; ip->port must be 0: the port comes
  * from cfg). cfg NULL means defaults. Close with (*portp)->ops->close().
  * Returns 0, UET_ERR_INVAL (no family, an unspecified, multicast,
  * broadcast, v4-mapped or non-local address, a bad config, the requested
- * port or block is taken, or no free block in `tries`), UET_ERR_NOMEM or
- * UET_ERR_IO; uet_udp_errstr(NULL) then says why.
+ * port is taken), UET_ERR_NOMEM or UET_ERR_IO; uet_udp_errstr(NULL) then
+ * says why.
  *
  * send(): info.dst is the destination (same family, port non-zero),
- * info.entropy picks the source port, info.ecn the ECN bits; info.src
- * and info.ts are ignored. A packet without bytes, longer than a UDP
+ * info.home or else info.entropy picks the source port, info.ecn the ECN
+ * bits; info.src and info.ts are ignored. A packet without bytes, longer than a UDP
  * datagram or with a bad destination is refused: send() returns the
  * count taken before it, or UET_ERR_INVAL if first; so is one too big
  * for the path MTU (the DF bit is set). A full socket buffer ends the
  * batch early (possibly 0). Other failures are UET_ERR_IO.
  * recv(): never blocks; a packet longer than cap is truncated to cap.
- * fd(): the home socket, readable when recv() has packets. */
+ * The home socket is read first; the spray sockets whenever it had fewer
+ * packets than asked for.
+ * fd(): readable when recv() has packets (the home socket with k == 0,
+ * an epoll set of every socket otherwise). */
 int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 		 const struct uet_udp_config *cfg);
 
@@ -118,10 +123,10 @@ const char *uet_udp_errstr(const struct uet_net *net);
 /* Fill st; zeroes for a port that is not UDP. */
 void uet_udp_stats(const struct uet_net *net, struct uet_udp_stats *st);
 
-/* The block rule, for any endpoint of the fabric. entropy_bits above 16
- * counts as 16. */
-uint16_t uet_udp_home_port(uint16_t src_port, unsigned entropy_bits);
-uint16_t uet_udp_src_port(uint16_t home_port, uint16_t entropy,
-			  unsigned entropy_bits);
+/* The UDP source port send() gives a packet with this info (home or
+ * entropy), e.g. for a capture of what was sent; 0 for a port that is not
+ * UDP. */
+uint16_t uet_udp_tx_port(const struct uet_net *net,
+			 const struct uet_pkt_info *info);
 
 #endif

@@ -77,28 +77,28 @@ void uetp_pcap_cleanup(void)
 	pthread_mutex_unlock(&uetp_pcap_lock);
 }
 
-void uetp_pcap_trace(const struct uet_addr *local, unsigned entropy_bits,
-		     int dir, const struct uet_pkt_info *pi,
-		     const uint8_t *pkt, size_t len)
+void uetp_pcap_trace(const struct uet_net *net, int dir,
+		     const struct uet_pkt_info *pi, const uint8_t *pkt,
+		     size_t len)
 {
+	const struct uet_addr *local = &net->local;
 	struct uet_pcap_meta m;
 	struct timespec ts;
 
 	memset(&m, 0, sizeof(m));
 	m.ipv6 = local->af == UET_AF_INET6;
-	if (dir) {		/* out: source port carries the entropy */
+	if (dir) {		/* out: the source port the port will use */
 		memcpy(m.src, local->ip, 16);
 		memcpy(m.dst, pi->dst.ip, 16);
-		m.src_port = uet_udp_src_port(local->port, pi->entropy,
-					      entropy_bits);
+		m.src_port = uet_udp_tx_port(net, pi);
 		m.dst_port = pi->dst.port;
 		/* the port sends NOT_ECT as its default ECT(0) (udp.h) */
 		m.ecn = pi->ecn == UET_ECN_NOT_ECT ? UET_ECN_ECT0 : pi->ecn;
-	} else {		/* in: the raw source port is the entropy */
+	} else {		/* in: as received, at home or a spray port */
 		memcpy(m.src, pi->src.ip, 16);
 		memcpy(m.dst, local->ip, 16);
-		m.src_port = pi->entropy;
-		m.dst_port = local->port;
+		m.src_port = pi->src.port;
+		m.dst_port = pi->dst.port ? pi->dst.port : local->port;
 		m.ecn = pi->ecn;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);

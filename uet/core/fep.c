@@ -10,6 +10,7 @@
 #include "uet/fep.h"
 #include "uet/wire.h"
 
+#include "../pds/cl.h"
 #include "../pds/ini.h"
 #include "../pds/nack.h"
 #include "../pds/pds.h"
@@ -162,8 +163,12 @@ static int fep_demux(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		return uet_nack_rx(fep->pds, pi, &p->pds, now);
 	case UET_PDS_CTRL:
 		return uet_pds_rx_ctrl(fep->pds, pi, &p->pds, now);
+	case UET_PDS_RUDI_REQ:
+	case UET_PDS_RUDI_RESP:
+	case UET_PDS_UUD_REQ:
+		return uet_cl_rx(fep->pds, pi, p, now);
 	default:
-		/* RUDI, UUD and the CC request types are not spoken yet. */
+		/* The CC request types are not spoken. */
 		fep->st.drop_other++;
 		return UET_ERR_INVAL;
 	}
@@ -255,4 +260,30 @@ void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st)
 {
 	*st = fep->st;
 	uet_ses_stats_fep(fep->ses, st);
+}
+
+int uet_fep_mr_reg(struct uet_fep *fep, const struct uet_mr_attr *attr)
+{
+	int rc;
+
+	fep_enter(fep, UET_TIME_NONE);
+	rc = uet_ses_mr_reg(fep->ses, attr);
+	fep_leave(fep);
+	return rc;
+}
+
+int uet_fep_mr_dereg(struct uet_fep *fep, uint64_t key)
+{
+	int rc;
+
+	fep_enter(fep, UET_TIME_NONE);
+	rc = uet_ses_mr_dereg(fep->ses, key);
+	fep_leave(fep);
+	return rc;
+}
+
+size_t uet_fep_amo_max(const struct uet_fep *fep, uint8_t type, uint8_t op,
+		       uint8_t dt)
+{
+	return uet_ses_amo_valid(op, dt, type, fep->cfg.mtu);
 }

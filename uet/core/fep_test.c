@@ -30,6 +30,7 @@ static struct {
 	uint64_t traced[NODES][2];
 	uint64_t trace_bad;
 	uint64_t rod_reqs, rud_reqs;	/* sent, by PDS type */
+	uint64_t rx_sprayed, rx_home;	/* received requests, by source */
 } E;
 
 static void on_complete(struct uet_harness *h, unsigned node,
@@ -47,11 +48,20 @@ static void on_trace(struct uet_harness *h, unsigned node, int dir,
 	struct uet_pkt p;
 
 	(void)h;
-	(void)pi;
 	E.traced[node][dir]++;
 	/* Everything sent must decode; what arrives may be cut (trim). */
-	if (dir != 1)
+	if (dir != 1) {
+		struct uet_addr home = uet_harness_addr(node ? 0 : 1);
+
+		if (uet_pkt_decode(&p, pkt, len, 0) >= 0 &&
+		    p.pds.type == UET_PDS_RUD_REQ) {
+			if (uet_addr_equal(&pi->src, &home))
+				E.rx_home++;
+			else
+				E.rx_sprayed++;
+		}
 		return;
+	}
 	if (uet_pkt_decode(&p, pkt, len, 0) < 0)
 		E.trace_bad++;
 	else if (p.pds.type == UET_PDS_ROD_REQ)
@@ -395,4 +405,102 @@ Test(engine, trace_and_counters_agree)
 	cr_assert_gt(st.acks_rx, 0);
 	cr_assert_eq(st.pdc_open, 1);
 	cr_assert_eq(E.trace_bad, 0);
+}
+
+/* The ports spray (uet/mem.h): most requests arrive from source ports
+ * that are not the sender's home port, yet every receive completion names
+ * the sender's home address (from the PDC's SYN phase), and answers find
+ * their way back. */
+Test(engine, sprayed_sender_known_by_home_address)
+{
+	enum { M = 8 };
+	static uint8_t src[2][M][30000], dst[2][M][30000];
+	static int cs[2][M], cr[2][M];
+	unsigned d, k;
+
+	start(2, NULL, NULL);
+	for (d = 0; d < 2; d++) {
+		for (k = 0; k < M; k++) {
+			memset(src[d][k], (int)(d * 16 + k), sizeof(src[d][k]));
+			post(1 - d, d, UET_OP_RECV, dst[d][k],
+			     sizeof(dst[d][k]), 0, &cr[d][k]);
+			post(d, 1 - d, UET_OP_SEND, src[d][k],
+			     sizeof(src[d][k]), 0, &cs[d][k]);
+		}
+	}
+	run_until(2 * M, 2 * M, 5 * UET_SEC);
+	for (d = 0; d < 2; d++) {
+		struct uet_addr from = uet_harness_addr(d);
+
+		for (k = 0; k < M; k++) {
+			const struct comp *r = find(1 - d, &cr[d][k]);
+
+			cr_assert_not_null(r);
+			cr_assert_eq(r->c.err, 0);
+			cr_assert(uet_addr_equal(&r->c.src, &from),
+				  "receive %u/%u: not from the home address",
+				  d, k);
+			cr_assert(!memcmp(dst[d][k], src[d][k],
+					  sizeof(src[d][k])));
+			cr_assert_eq(find(d, &cs[d][k])->c.err, 0);
+		}
+	}
+	cr_assert_gt(E.rx_home, 0, "no SYN from home");
+	cr_assert_gt(E.rx_sprayed, E.rx_home, "hardly sprayed");
+}
+
+static bool data_flowing(struct uet_harness *h, void *arg)
+{
+	struct uet_fep_stats st;
+
+	(void)arg;
+	uet_fep_stats(h->node[0].fep, &st);
+	return st.ret_rx >= 50;
+}
+
+/* The target of a read dies while its data comes back: the read fails
+ * with UET_ERR_PEER in bounded time (its PDC fails, by the RTOs of the
+ * read requests still out or by liveness probes, and SES fails what it
+ * waits for on it). */
+Test(engine, read_from_a_dying_target_fails)
+{
+	size_t len = 1u << 20;
+	uint8_t *src = calloc(1, len), *dst = calloc(1, len);
+	struct uet_mr_attr mr = { .base = src, .len = len, .key = 0x55,
+				  .access = UET_MR_REMOTE_READ };
+	struct uet_iov iov = { dst, len };
+	struct uet_op op;
+	const struct comp *c;
+	struct uet_fep_stats st;
+	uet_time t0, bound;
+	int ctx;
+
+	start(2, NULL, NULL);
+	cr_assert_eq(uet_fep_mr_reg(E.h.node[1].fep, &mr), 0);
+	memset(&op, 0, sizeof(op));
+	op.type = UET_OP_READ;
+	op.flags = UET_OPF_COMPLETION;
+	op.context = &ctx;
+	op.peer = uet_harness_addr(1);
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.rkey = 0x55;
+	cr_assert_eq(uet_fep_post(E.h.node[0].fep, &op, E.h.now), 0);
+	cr_assert(uet_harness_run(&E.h, data_flowing, NULL,
+				  E.h.now + 5 * UET_SEC));
+	uet_harness_kill(&E.h, 1);
+	t0 = E.h.now;
+	run_until(1, 0, 30 * UET_SEC);
+	c = find(0, &ctx);
+	cr_assert_not_null(c);
+	cr_assert_eq(c->c.err, UET_ERR_PEER, "read: err %d", c->c.err);
+	uet_fep_stats(E.h.node[0].fep, &st);
+	cr_assert_eq(st.pdc_failed, 1);
+	cr_assert_lt(st.ret_rx, len / 1000, "all the data came");
+	/* start(): pdc_idle 20 ms, rto_max 100 ms, max_retx 10. */
+	bound = 20 * UET_MSEC + 12 * 100 * UET_MSEC;
+	cr_assert_leq(c->at - t0, bound, "failed after %lu ns",
+		      (unsigned long)(c->at - t0));
+	free(src);
+	free(dst);
 }

@@ -75,7 +75,19 @@ void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer, uet_time now
  * uet_ses_tx_next(pdc) (pdc->initiator false; pkt.next_hdr
  * UET_NH_RSP_DATA) and track, resend and report it with uet_ses_tx_write,
  * uet_ses_tx_acked and uet_ses_tx_failed exactly like forward packets,
- * in the return direction's own PSN space. */
+ * in the return direction's own PSN space (its Start_PSN is the forward
+ * one, as in the reference provider: both ends know it without a word).
+ * The ACKs of return packets carry no SES response (reply NULL). May be
+ * called from inside uet_ses_rx. Ignored for a PDC that is closed or
+ * failing (SES hears uet_ses_pdc_closed for it).
+ *
+ * While return data is in flight or queued (woken and not yet handed out)
+ * the target's PDS neither reaps the PDC nor accepts a CLOSE: a CLOSE
+ * then gets NACK CLOSING_IN_ERR and the PDC closes in error (every return
+ * packet not acknowledged goes to uet_ses_tx_failed). The initiator
+ * closes only when uet_ses_pdc_busy says no, so SES keeps a PDC busy
+ * until the read data it waits for has come; meanwhile PDS probes an
+ * idle PDC now and then and fails it when the target stopped answering. */
 void uet_pds_wake_pdc(struct uet_pds *pds, struct uet_pdc_ref *pdc, uet_time now);
 
 /* ---- PDS -> SES, transmit side ---- */
@@ -112,19 +124,111 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	       size_t len, struct uet_ses_reply *reply, uet_time now);
 /* A return-direction packet (an SES response with data, next_hdr 5/6)
  * arrived on a PDC this fep initiated; never a duplicate. Returns 0, or
- * a NACK code like uet_ses_rx. */
+ * a NACK code like uet_ses_rx (the target then resends it later). */
 int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
 		   size_t len, uet_time now);
+
+/* ---- Connectionless delivery: RUDI and UUD (pds-behaviour §2, §10) ----
+ *
+ * No PDC, no PSN: every packet stands alone, leaves from the home port
+ * (uet/net.h: its target learns where to answer) and is not congestion
+ * controlled.
+ *
+ * RUDI (reliable unordered delivery for idempotent operations): PDS gives
+ * each request a pkt_id; the target's PDS hands every copy that arrives,
+ * duplicates included, to SES (uet_ses_cl_ops.rx) and answers each with
+ * one RUDI_RESP carrying SES's response, and read data of up to a payload
+ * MTU inline. The initiator's PDS resends a request (same pkt_id, RETX)
+ * after an RTO (rto_min, doubling up to rto_max) at most cfg.max_retx
+ * times, then fails it; the first response completes it, later ones are
+ * ignored. SES alone decides that an operation is idempotent and must put
+ * no other on RUDI: the target keeps no state to filter copies. A refusal
+ * is a RUDI NACK (NT set, the pkt_id, PDCIDs 0): resource codes make the
+ * initiator resend after a pause, others fail the request.
+ *
+ * UUD (unreliable datagram): a 4-byte PDS header, no response, no resend;
+ * a packet is complete once PDS hands it to the port.
+ *
+ * SES plugs in with a table of functions, not direct calls, so that a SES
+ * without connectionless support still links: until uet_pds_cl_attach, or
+ * when the fep's cfg.rudi / cfg.uud is off, PDS sends no such packet and
+ * drops what arrives (drop_other).
+ *
+ * Transmit is pull-based like the PDCs': SES calls uet_pds_wake_cl when it
+ * has connectionless packets; when PDS can take one (a free RUDI slot) it
+ * asks ops.next, keeps the descriptor, and has the bytes written by
+ * ops.write for the first send and every resend. Every packet ops.next
+ * handed out is reported exactly once, by ops.done or ops.failed (none
+ * when the fep is closed).
+ */
+
+enum uet_cl_mode {
+	UET_CL_RUDI = 1,
+	UET_CL_UUD = 2,
+};
+
+/* One connectionless packet, as SES hands it to PDS and gets it back. */
+struct uet_cl_pkt {
+	struct uet_ses_pkt pkt;		/* as on a PDC (next_hdr UET_NH_REQ_*) */
+	struct uet_addr peer;		/* the target's home address */
+	uint8_t mode;			/* enum uet_cl_mode */
+	uint32_t pkt_id;		/* RUDI: set by PDS before the first write */
+};
+
+/* What SES answers a RUDI request with: its response, and read data
+ * written straight into PDS's buffer (data, room for cap bytes). */
+struct uet_cl_reply {
+	struct uet_ses_rsp rsp;		/* UET_NH_RSP, or RSP_DATA[_SMALL] */
+	uint8_t *data;
+	size_t cap;			/* a payload MTU */
+	size_t data_len;		/* bytes written at data */
+};
+
+struct uet_ses_cl_ops {
+	/* The next connectionless packet: fill cp->pkt, peer and mode and
+	 * return 1, or 0 when SES has none. */
+	int (*next)(struct uet_ses *ses, struct uet_cl_pkt *cp, uet_time now);
+	/* Write the SES header and payload of cp into buf: the length or
+	 * UET_ERR_WIRE_NOSPACE (the packet then fails). */
+	int (*write)(struct uet_ses *ses, const struct uet_cl_pkt *cp,
+		     uint8_t *buf, size_t cap);
+	/* RUDI: the response arrived: rsp and its data (len bytes, valid
+	 * during the call). UUD: it was sent (rsp and data NULL). */
+	void (*done)(struct uet_ses *ses, const struct uet_cl_pkt *cp,
+		     const struct uet_ses_rsp *rsp, const uint8_t *data,
+		     size_t len, uet_time now);
+	/* It will never complete: err UET_ERR_PEER (retries exhausted;
+	 * code 0) or a NACK (code), or the error of ops.write. */
+	void (*failed)(struct uet_ses *ses, const struct uet_cl_pkt *cp,
+		       int err, uint8_t code);
+	/* A request from peer (the sender's home address), every copy.
+	 * RUDI: fill *reply and return 0, or return a NACK code (> 0) to
+	 * refuse it. UUD: reply is NULL; non-zero means dropped (counted
+	 * drop_other). */
+	int (*rx)(struct uet_ses *ses, const struct uet_addr *peer,
+		  uint8_t mode, const struct uet_ses_req *req,
+		  const uint8_t *payload, size_t len,
+		  struct uet_cl_reply *reply, uet_time now);
+};
+
+/* SES -> PDS: serve connectionless packets with ops (kept by reference),
+ * e.g. from uet_ses_create; NULL turns them off again. */
+void uet_pds_cl_attach(struct uet_pds *pds, const struct uet_ses_cl_ops *ops);
+/* SES -> PDS: SES has connectionless packets: ops.next will be asked. */
+void uet_pds_wake_cl(struct uet_pds *pds, uet_time now);
 
 /* ---- PDC life ---- */
 
 void uet_ses_pdc_open(struct uet_ses *ses, struct uet_pdc_ref *pdc);
 /* Called once no packet of pdc is in flight any more (after close or
- * failure); SES frees its per-PDC state. */
+ * failure); SES frees its per-PDC state, and fails what it still waits
+ * for on it (read data of an initiator PDC that failed). */
 void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc);
-/* Does SES have a message in flight or queued on this PDC? PDS closes an
- * idle PDC only when this says no. */
+/* Does SES have a message in flight or queued on this PDC, or wait for
+ * something on it (read data)? PDS closes an idle initiator PDC only when
+ * this says no; at a target it defers reaping a silent initiator's PDC
+ * once. */
 bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc);
 
 #endif

@@ -29,6 +29,7 @@ struct uet_mem_port {
 	uet_time last_at;		/* latest in-order delivery (FIFO) */
 	uint32_t *heap;			/* queued, min-heap on (at, order) */
 	unsigned nheap;
+	uint16_t *spray;		/* its spray ports (mn->nspray) */
 };
 
 struct uet_mem_net {
@@ -41,6 +42,8 @@ struct uet_mem_net {
 	unsigned nfree;
 	uint64_t order;
 	uint64_t rng;
+	unsigned nspray;		/* spray ports per port, 2^k or 0 */
+	uint32_t next_spray;		/* next spray port number to try */
 	struct uet_mem_port *ports;
 	struct uet_mem_stats st;
 };
@@ -129,15 +132,50 @@ static void mem_free_slot(struct uet_mem_net *mn, uint32_t slot)
 	mn->st.in_flight--;
 }
 
+static bool mem_same_ip(const struct uet_addr *a, const struct uet_addr *b)
+{
+	return a->af == b->af &&
+	       !memcmp(a->ip, b->ip, a->af == UET_AF_INET ? 4 : 16);
+}
+
+/* The port that owns address a, home or spray (*home says which). */
 static struct uet_mem_port *mem_port_find(struct uet_mem_net *mn,
-					  const struct uet_addr *a)
+					  const struct uet_addr *a, bool *home)
 {
 	struct uet_mem_port *p;
+	unsigned i;
 
-	for (p = mn->ports; p; p = p->next)
-		if (uet_addr_equal(&p->net.local, a))
+	for (p = mn->ports; p; p = p->next) {
+		if (uet_addr_equal(&p->net.local, a)) {
+			*home = true;
 			return p;
+		}
+		if (!mem_same_ip(&p->net.local, a))
+			continue;
+		for (i = 0; i < mn->nspray; i++) {
+			if (p->spray[i] == a->port) {
+				*home = false;
+				return p;
+			}
+		}
+	}
 	return NULL;
+}
+
+static bool mem_has_port(const uint16_t *v, unsigned n, uint16_t x)
+{
+	while (n--)
+		if (*v++ == x)
+			return true;
+	return false;
+}
+
+static uint16_t mem_src_port(const struct uet_mem_port *p,
+			     const struct uet_pkt_info *info)
+{
+	if (info->home || !p->mn->nspray)
+		return p->net.local.port;
+	return p->spray[info->entropy & (p->mn->nspray - 1)];
 }
 
 static bool mem_enqueue(struct uet_mem_port *dst, const struct mem_pkt *pkt,
@@ -255,12 +293,12 @@ static void mem_send_one(struct uet_mem_port *src, const struct uet_net_msg *m)
 	struct uet_mem_port *dst;
 	struct uet_net_msg seen;
 	struct mem_pkt pkt;
-	bool prio = false;
+	bool prio = false, to_home = false;
 	uet_time at, jitter;
 	unsigned act;
 
 	mn->st.sent++;
-	dst = mem_port_find(mn, &m->info.dst);
+	dst = mem_port_find(mn, &m->info.dst, &to_home);
 	if (!dst) {
 		/* Like an ICMP unreachable nobody listens to. */
 		mn->st.no_port++;
@@ -271,7 +309,12 @@ static void mem_send_one(struct uet_mem_port *src, const struct uet_net_msg *m)
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.info = m->info;
 	pkt.info.src = src->net.local;
+	pkt.info.src.port = mem_src_port(src, &m->info);
+	/* What a UDP receiver sees: the raw source port (uet/udp.h). */
+	pkt.info.entropy = pkt.info.src.port;
 	pkt.info.dst = dst->net.local;
+	pkt.info.dst.port = m->info.dst.port;
+	pkt.info.home = to_home;
 	pkt.info.trimmed = false;
 	pkt.len = (uint32_t)m->len;
 
@@ -381,6 +424,7 @@ static void mem_close(struct uet_net *net)
 		;
 	*pp = p->next;
 	free(p->heap);
+	free(p->spray);
 	free(p);
 }
 
@@ -402,6 +446,7 @@ int uet_mem_net_create(struct uet_mem_net **netp,
 	if (!cfg)
 		cfg = &none;
 	if (cfg->pool > UET_MEM_POOL_MAX || cfg->mtu > UET_MEM_MTU_MAX ||
+	    cfg->spray_bits > UET_MEM_SPRAY_BITS_MAX ||
 	    !mem_impair_ok(&cfg->impair))
 		return UET_ERR_INVAL;
 	mn = calloc(1, sizeof(*mn));
@@ -411,6 +456,8 @@ int uet_mem_net_create(struct uet_mem_net **netp,
 	mn->pool = cfg->pool ? cfg->pool : UET_MEM_POOL_DEFAULT;
 	mn->mtu = cfg->mtu ? cfg->mtu : UET_MEM_MTU_DEFAULT;
 	mn->rng = cfg->seed;
+	mn->nspray = cfg->spray_bits ? 1u << cfg->spray_bits : 0;
+	mn->next_spray = UET_MEM_SPRAY_PORT_MIN;
 	mn->pkts = calloc(mn->pool, sizeof(*mn->pkts));
 	mn->bytes = malloc((size_t)mn->pool * mn->mtu);
 	mn->free_list = calloc(mn->pool, sizeof(*mn->free_list));
@@ -474,25 +521,51 @@ int uet_mem_port_open(struct uet_net **portp, struct uet_mem_net *net,
 		      const struct uet_addr *local)
 {
 	struct uet_mem_port *p;
+	struct uet_addr a;
+	unsigned i, tries;
+	bool home;
 
 	if (local->af != UET_AF_INET && local->af != UET_AF_INET6)
 		return UET_ERR_INVAL;
-	if (mem_port_find(net, local))
+	a = *local;
+	if (a.af == UET_AF_INET)	/* uet/addr.h: the rest is zero */
+		memset(a.ip + 4, 0, sizeof(a.ip) - 4);
+	if (mem_port_find(net, &a, &home))
 		return UET_ERR_INVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return UET_ERR_NOMEM;
 	/* Room for the whole pool: any port may be sent everything. */
 	p->heap = calloc(net->pool, sizeof(*p->heap));
-	if (!p->heap) {
+	p->spray = calloc(net->nspray + 1, sizeof(*p->spray));
+	if (!p->heap || !p->spray) {
+		free(p->heap);
+		free(p->spray);
 		free(p);
 		return UET_ERR_NOMEM;
 	}
 	p->net.ops = &mem_ops;
-	p->net.local = *local;
-	if (local->af == UET_AF_INET)	/* uet/addr.h: the rest is zero */
-		memset(p->net.local.ip + 4, 0, sizeof(p->net.local.ip) - 4);
+	p->net.local = a;
 	p->mn = net;
+	/* Spray ports like a kernel's ephemeral ones: the next free
+	 * numbers, none of them an address already taken on this IP. */
+	for (i = 0, tries = 0; i < net->nspray; tries++) {
+		struct uet_addr s = a;
+
+		if (tries > 65536u) {
+			free(p->heap);
+			free(p->spray);
+			free(p);
+			return UET_ERR_INVAL;
+		}
+		s.port = (uint16_t)net->next_spray;
+		net->next_spray = net->next_spray == 65535u ?
+			UET_MEM_SPRAY_PORT_MIN : net->next_spray + 1;
+		if (s.port == a.port || mem_port_find(net, &s, &home) ||
+		    mem_has_port(p->spray, i, s.port))
+			continue;
+		p->spray[i++] = s.port;
+	}
 	p->next = net->ports;
 	net->ports = p;
 	*portp = &p->net;
@@ -519,4 +592,14 @@ uet_time uet_mem_port_next_delivery(const struct uet_net *port)
 	const struct uet_mem_port *p = mem_port(port);
 
 	return p->nheap ? p->mn->pkts[p->heap[0]].at : UET_TIME_NONE;
+}
+
+struct uet_addr uet_mem_port_tx_addr(const struct uet_net *port,
+				     const struct uet_pkt_info *info)
+{
+	const struct uet_mem_port *p = mem_port(port);
+	struct uet_addr a = port->local;
+
+	a.port = mem_src_port(p, info);
+	return a;
 }

@@ -161,7 +161,10 @@ Test(mem, delivery_after_exact_delay)
 	cr_assert_eq(m.info.ts, 1000 + 5 * UET_USEC);
 	cr_assert(uet_addr_equal(&m.info.src, &aa));
 	cr_assert(uet_addr_equal(&m.info.dst, &ab));
-	cr_assert_eq(m.info.entropy, 0x1007);
+	/* No spray ports: everything leaves from home, and the receiver
+	 * sees the source port as entropy (uet/udp.h). */
+	cr_assert_eq(m.info.entropy, aa.port);
+	cr_assert(m.info.home);
 	cr_assert_eq(m.info.ecn, UET_ECN_ECT0);
 	cr_assert_not(m.info.trimmed);
 	cr_assert_not(rx1(b, UET_TIME_NONE - 1, &m, buf, sizeof(buf)),
@@ -1105,6 +1108,9 @@ Test(mem, bad_arguments_refused)
 	cr_assert_eq(uet_mem_net_create(&mn, &cfg), UET_ERR_INVAL);
 	cfg = (struct uet_mem_config){ .pool = UET_MEM_POOL_MAX + 1 };
 	cr_assert_eq(uet_mem_net_create(&mn, &cfg), UET_ERR_INVAL);
+	cfg = (struct uet_mem_config){
+		.spray_bits = UET_MEM_SPRAY_BITS_MAX + 1 };
+	cr_assert_eq(uet_mem_net_create(&mn, &cfg), UET_ERR_INVAL);
 	cr_assert_null(mn);
 
 	mn = net_new(NULL);
@@ -1143,5 +1149,84 @@ Test(mem, send_refuses_oversize_and_empty)
 	cr_assert(rx1(b, 0, &m, rbuf, sizeof(rbuf)));
 	cr_assert_eq(m.len, 128);
 	cr_assert_not(rx1(b, 0, &m, rbuf, sizeof(rbuf)));
+	uet_mem_net_destroy(mn);
+}
+
+/* Spray ports (uet/mem.h Addresses): a packet leaves from spray port
+ * entropy % 2^k unless sent with home; the receiver sees that address and
+ * its port as entropy, never the home address of a sprayed packet; a
+ * spray address reaches its port; ports never share an address. */
+Test(mem, spray_ports_model_udp)
+{
+	struct uet_mem_config cfg = { .spray_bits = 2 };
+	struct uet_mem_net *mn = net_new(&cfg);
+	struct uet_addr aa = a4(1, 4793), ab = a4(2, 4793), taken;
+	struct uet_net *a = port_new(mn, aa), *b = port_new(mn, ab), *c;
+	struct uet_pkt_info pi = { .entropy = 0 };
+	struct uet_addr seen[4];
+	struct uet_net_msg m;
+	uint8_t buf[PKT_MAX];
+	unsigned e, i;
+
+	for (e = 0; e < 8; e++) {
+		tx(a, &ab, 0, e, 64, UET_ECN_ECT0);	/* entropy 0x1000 + e */
+		cr_assert(rx1(b, 0, &m, buf, sizeof(buf)));
+		cr_assert_eq(id_of(&m), e);
+		pi.entropy = (uint16_t)(0x1000 + e);
+		pi.home = false;
+		taken = uet_mem_port_tx_addr(a, &pi);
+		cr_assert(uet_addr_equal(&m.info.src, &taken));
+		cr_assert_neq(m.info.src.port, aa.port,
+			      "a sprayed packet left from home");
+		cr_assert_geq(m.info.src.port, UET_MEM_SPRAY_PORT_MIN);
+		cr_assert_eq(m.info.entropy, m.info.src.port);
+		cr_assert(m.info.home, "sent to b's home address");
+		if (e < 4) {
+			seen[e] = m.info.src;
+		} else {
+			cr_assert(uet_addr_equal(&seen[e - 4], &m.info.src),
+				  "entropy %u and %u differ", e, e - 4);
+		}
+		for (i = 0; i < e && e < 4; i++)
+			cr_assert_neq(seen[i].port, m.info.src.port);
+	}
+	/* With home: from the home address, whatever the entropy. */
+	{
+		uint8_t hb[64];
+		struct uet_net_msg hm = {
+			.info = { .dst = ab, .entropy = 3, .home = true },
+			.buf = hb, .len = sizeof(hb), .cap = sizeof(hb),
+		};
+
+		fill(hb, sizeof(hb), 99);
+		cr_assert_eq(a->ops->send(a, &hm, 1), 1);
+		cr_assert(rx1(b, 0, &m, buf, sizeof(buf)));
+		cr_assert(uet_addr_equal(&m.info.src, &aa));
+		cr_assert_eq(m.info.entropy, aa.port);
+	}
+	/* An answer to the spray address reaches a, marked not home. */
+	tx(b, &seen[1], 0, 50, 64, UET_ECN_ECT0);
+	cr_assert(rx1(a, 0, &m, buf, sizeof(buf)));
+	cr_assert_eq(id_of(&m), 50);
+	cr_assert(uet_addr_equal(&m.info.dst, &seen[1]));
+	cr_assert_not(m.info.home);
+	/* Nobody may open a port at a spray address, or twice at home. */
+	taken = seen[2];
+	c = NULL;
+	cr_assert_eq(uet_mem_port_open(&c, mn, &taken), UET_ERR_INVAL);
+	cr_assert_null(c);
+	/* A third port on a's IP gets other spray ports than a. */
+	c = port_new(mn, a4(1, 4794));
+	for (e = 0; e < 4; e++) {
+		struct uet_addr sa;
+
+		pi.entropy = (uint16_t)e;
+		pi.home = false;
+		sa = uet_mem_port_tx_addr(c, &pi);
+		for (i = 0; i < 4; i++)
+			cr_assert_neq(sa.port, seen[i].port);
+		cr_assert_neq(sa.port, aa.port);
+	}
+	check_books(mn);
 	uet_mem_net_destroy(mn);
 }

@@ -1,19 +1,16 @@
 /* The UDP port: the sockets of one endpoint on one local IP address.
  *
- * Scheme (see uet/udp.h): the endpoint owns an aligned block of 2^k UDP
- * ports P .. P + 2^k - 1 (P % 2^k == 0). P is the home port: peers send
- * to it and only its socket reads. A packet with entropy e leaves from
- * the socket bound to P + (e % 2^k), so ECMP hashing on the source port
- * sprays one PDC over paths (wire-format §1.2), and a receiver recovers
- * the sender's home port as S & ~(2^k - 1) from the source port S. The
- * other sockets of the block drop whatever reaches them (a socket filter
- * that accepts nothing): peers never send there, and an unread queue
- * would only hold memory.
+ * Scheme (see uet/udp.h): a home socket on the home port, where peers
+ * send, and 2^k spray sockets on ports the kernel picks. A packet with
+ * entropy e leaves from spray socket e % 2^k, so ECMP hashing on the
+ * source port sprays one PDC over paths (wire-format §1.2); a packet sent
+ * with info.home leaves from the home port, so that its receiver learns
+ * where to answer. Every socket reads: answers to sprayed packets nobody
+ * could attribute (NACKs for unknown PDCs) come back to the spray port.
  *
- * Home port choice: an explicit port, else with k == 0 the IANA port 4793
- * when preferred and free, else the kernel's pick; with k > 0 random
- * aligned blocks in 49152..65535 until one binds whole. Sockets never set
- * SO_REUSEADDR, so two endpoints can never share a port of a block.
+ * Home port choice: an explicit port, else the IANA port 4793 when
+ * preferred and free, else the kernel's pick. Sockets never set
+ * SO_REUSEADDR, so two endpoints can never share a port.
  *
  * ICMP: the sockets are unconnected and leave IP_RECVERR off, so Linux
  * does not queue errors such as port unreachable on them; a send to a
@@ -23,16 +20,15 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <linux/filter.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uet/udp.h"
@@ -52,9 +48,12 @@ union udp_cbuf {
 struct udp_port {
 	struct uet_net net;		/* the caller's handle */
 	int af;				/* AF_INET or AF_INET6 */
-	unsigned bits;			/* k */
-	unsigned nsock;			/* 2^k */
-	int *fds;			/* fds[i] bound to home + i */
+	unsigned nspray;		/* 2^k spray sockets, or 0 */
+	int home_fd;
+	int *spray_fd;			/* nspray */
+	uint16_t *spray_port;		/* their ports */
+	int ep_fd;			/* every socket (nspray > 0), or -1 */
+	struct epoll_event *ev;		/* nspray + 1 */
 	uint8_t tos;			/* default: dscp << 2 | ecn */
 	uint8_t dscp;
 	unsigned batch;
@@ -77,32 +76,17 @@ static struct udp_port *udp_port(const struct uet_net *net)
 				   offsetof(struct udp_port, net));
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014), as in the mem port. */
-static uint64_t udp_rand(uint64_t *state)
+uint16_t uet_udp_tx_port(const struct uet_net *net,
+			 const struct uet_pkt_info *info)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	const struct udp_port *p;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-uint16_t uet_udp_home_port(uint16_t src_port, unsigned entropy_bits)
-{
-	if (entropy_bits >= 16)
+	if (net->ops != &udp_ops)
 		return 0;
-	return (uint16_t)(src_port & ~((1u << entropy_bits) - 1));
-}
-
-uint16_t uet_udp_src_port(uint16_t home_port, uint16_t entropy,
-			  unsigned entropy_bits)
-{
-	uint32_t mask;
-
-	if (entropy_bits > 16)
-		entropy_bits = 16;
-	mask = (1u << entropy_bits) - 1;
-	return (uint16_t)((home_port & ~mask) | (entropy & mask));
+	p = udp_port(net);
+	if (info->home || !p->nspray)
+		return net->local.port;
+	return p->spray_port[info->entropy & (p->nspray - 1)];
 }
 
 void uet_udp_config_default(struct uet_udp_config *cfg)
@@ -110,7 +94,6 @@ void uet_udp_config_default(struct uet_udp_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->prefer_iana = true;
 	cfg->entropy_bits = UET_UDP_ENTROPY_BITS_DEFAULT;
-	cfg->tries = UET_UDP_TRIES_DEFAULT;
 	cfg->ecn = UET_ECN_ECT0;
 	cfg->rcvbuf = UET_UDP_BUF_DEFAULT;
 	cfg->sndbuf = UET_UDP_BUF_DEFAULT;
@@ -208,38 +191,31 @@ static void udp_set_buf(int fd, int force, int plain, unsigned bytes)
 		(void)setsockopt(fd, SOL_SOCKET, plain, &v, sizeof(v));
 }
 
-/* A classic BPF program that keeps 0 bytes of every packet: the block's
- * sending sockets never queue what reaches them. */
-static void udp_drop_all(int fd)
-{
-	static struct sock_filter ret0[] = {
-		BPF_STMT(BPF_RET | BPF_K, 0),
-	};
-	struct sock_fprog prog = { .len = 1, .filter = ret0 };
-	int one = 1;
-
-	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
-		/* Without it, keep the queue as small as the kernel allows. */
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof(one));
-}
-
 static int udp_setopt(int fd, int level, int name, int v)
 {
 	return setsockopt(fd, level, name, &v, sizeof(v)) ? -errno : 0;
 }
 
-/* A non-blocking, close-on-exec socket of the block; the home socket
- * (home) reads ECN and drop counts, the others read nothing. */
-static int udp_socket(struct udp_port *p, bool home,
-		      const struct uet_udp_config *cfg, int *fdp)
+/* A non-blocking, close-on-exec socket bound to port (0: the kernel
+ * picks) that reads ECN bits; the home socket (home) also its buffer and
+ * the kernel's drop count. Returns the fd or -errno, with udp_open_err
+ * set. */
+static int udp_socket(struct udp_port *p, bool home, uint16_t port,
+		      const struct uet_udp_config *cfg)
 {
 	bool v6 = p->af == AF_INET6;
+	struct sockaddr_storage ss;
+	socklen_t len;
 	int fd, rc;
 
 	fd = socket(p->af, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    IPPROTO_UDP);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(udp_open_err, sizeof(udp_open_err), "socket: %s",
+			 strerror(-rc));
+		return rc;
+	}
 	/* Own the IPv6 port only: the IPv4 space is another endpoint's. */
 	rc = v6 ? udp_setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) : 0;
 	/* Default TOS for packets without a cmsg; ECN bits included (UDP
@@ -247,10 +223,12 @@ static int udp_socket(struct udp_port *p, bool home,
 	if (!rc)
 		rc = v6 ? udp_setopt(fd, IPPROTO_IPV6, IPV6_TCLASS, p->tos) :
 			  udp_setopt(fd, IPPROTO_IP, IP_TOS, p->tos);
-	if (!rc && home)
+	if (!rc)
 		rc = v6 ? udp_setopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) :
 			  udp_setopt(fd, IPPROTO_IP, IP_RECVTOS, 1);
 	if (rc) {
+		snprintf(udp_open_err, sizeof(udp_open_err), "setsockopt: %s",
+			 strerror(-rc));
 		close(fd);
 		return rc;
 	}
@@ -266,117 +244,86 @@ static int udp_socket(struct udp_port *p, bool home,
 	if (home) {
 		udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
 		(void)udp_setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
-	} else {
-		udp_drop_all(fd);
 	}
-	*fdp = fd;
-	return 0;
+	len = udp_to_sockaddr(&p->net.local, port, &ss);
+	if (bind(fd, (struct sockaddr *)&ss, len)) {
+		rc = -errno;
+		udp_err_addr(udp_open_err, sizeof(udp_open_err), "bind",
+			     &p->net.local, port, -rc);
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
-static void udp_close_fds(struct udp_port *p)
-{
-	unsigned i;
-
-	for (i = 0; i < p->nsock; i++) {
-		if (p->fds[i] >= 0)
-			close(p->fds[i]);
-		p->fds[i] = -1;
-	}
-}
-
-/* Bind the whole block at base (0: one socket, the kernel picks). On
- * failure the sockets made are closed and -errno returned. */
-static int udp_bind_block(struct udp_port *p, const struct uet_udp_config *cfg,
-			  uint16_t base)
+static uint16_t udp_bound_port(int fd)
 {
 	struct sockaddr_storage ss;
-	socklen_t len;
-	unsigned i;
-	int rc;
+	socklen_t len = sizeof(ss);
 
-	p->st.bind_tries++;
-	for (i = 0; i < p->nsock; i++) {
-		uint16_t port = base ? (uint16_t)(base + i) : 0;
-
-		rc = udp_socket(p, i == 0, cfg, &p->fds[i]);
-		if (rc) {
-			snprintf(udp_open_err, sizeof(udp_open_err),
-				 "socket: %s", strerror(-rc));
-			goto fail;
-		}
-		len = udp_to_sockaddr(&p->net.local, port, &ss);
-		if (bind(p->fds[i], (struct sockaddr *)&ss, len)) {
-			rc = -errno;
-			udp_err_addr(udp_open_err, sizeof(udp_open_err),
-				     "bind", &p->net.local, port, -rc);
-			goto fail;
-		}
-	}
-	len = sizeof(ss);
-	if (getsockname(p->fds[0], (struct sockaddr *)&ss, &len)) {
-		rc = -errno;
-		snprintf(udp_open_err, sizeof(udp_open_err),
-			 "getsockname: %s", strerror(-rc));
-		goto fail;
-	}
-	p->net.local.port = ntohs(ss.ss_family == AF_INET ?
-				  ((struct sockaddr_in *)&ss)->sin_port :
-				  ((struct sockaddr_in6 *)&ss)->sin6_port);
-	return 0;
-fail:
-	udp_close_fds(p);
-	return rc;
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET ?
+		     ((struct sockaddr_in *)&ss)->sin_port :
+		     ((struct sockaddr_in6 *)&ss)->sin6_port);
 }
 
-static uint64_t udp_seed(uint64_t seed)
+/* The home port policy of uet/udp.h. Returns 0 or -errno. */
+static int udp_bind_home(struct udp_port *p, const struct uet_udp_config *cfg)
 {
-	struct timespec ts;
-
-	if (seed)
-		return seed;
-	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed))
-		return seed;
-	/* No entropy pool yet: clock and pid still differ per process. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^
-	       (uint64_t)getpid() << 16;
-}
-
-/* The home port policy of uet/udp.h. */
-static int udp_bind(struct udp_port *p, const struct uet_udp_config *cfg)
-{
-	unsigned tries = cfg->tries ? cfg->tries : UET_UDP_TRIES_DEFAULT;
-	uint64_t rng, nblocks;
-	unsigned t;
-	int rc;
+	int fd = -EADDRINUSE;
 
 	if (cfg->port)
-		return udp_bind_block(p, cfg, cfg->port);
-	if (!p->bits) {
-		if (cfg->prefer_iana) {
-			rc = udp_bind_block(p, cfg, UET_UDP_IANA_PORT);
-			if (rc != -EADDRINUSE && rc != -EACCES)
-				return rc;
-		}
-		return udp_bind_block(p, cfg, 0);
+		fd = udp_socket(p, true, cfg->port, cfg);
+	else if (cfg->prefer_iana)
+		fd = udp_socket(p, true, UET_UDP_IANA_PORT, cfg);
+	if (fd < 0 && !cfg->port && (fd == -EADDRINUSE || fd == -EACCES))
+		fd = udp_socket(p, true, 0, cfg);
+	if (fd < 0)
+		return fd;
+	p->home_fd = fd;
+	p->net.local.port = udp_bound_port(fd);
+	return p->net.local.port ? 0 : -EINVAL;
+}
+
+/* The spray sockets on kernel-picked ports, and the epoll set that makes
+ * one fd of all. Returns 0 or -errno. */
+static int udp_bind_spray(struct udp_port *p, const struct uet_udp_config *cfg)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	unsigned i;
+	int fd;
+
+	if (!p->nspray)
+		return 0;
+	p->ep_fd = epoll_create1(EPOLL_CLOEXEC);
+	/* Like the sockets: whoever polls it must never block on it. */
+	if (p->ep_fd < 0 || fcntl(p->ep_fd, F_SETFL, O_NONBLOCK))
+		goto ep_fail;
+	ev.data.u32 = 0;	/* 0: home, i + 1: spray socket i */
+	if (epoll_ctl(p->ep_fd, EPOLL_CTL_ADD, p->home_fd, &ev))
+		goto ep_fail;
+	for (i = 0; i < p->nspray; i++) {
+		fd = udp_socket(p, false, 0, cfg);
+		if (fd < 0)
+			return fd;
+		p->spray_fd[i] = fd;
+		p->spray_port[i] = udp_bound_port(fd);
+		ev.data.u32 = i + 1;
+		if (!p->spray_port[i] ||
+		    epoll_ctl(p->ep_fd, EPOLL_CTL_ADD, fd, &ev))
+			goto ep_fail;
 	}
-	rng = udp_seed(cfg->seed);
-	nblocks = (UDP_PORT_END - UET_UDP_BLOCK_MIN) >> p->bits;
-	rc = -EADDRINUSE;
-	for (t = 0; t < tries && rc == -EADDRINUSE; t++)
-		rc = udp_bind_block(p, cfg, (uint16_t)(UET_UDP_BLOCK_MIN +
-			((udp_rand(&rng) % nblocks) << p->bits)));
-	if (rc == -EADDRINUSE)
-		snprintf(udp_open_err, sizeof(udp_open_err),
-			 "no free block of %u ports in %u tries", p->nsock,
-			 tries);
-	return rc;
+	return 0;
+ep_fail:
+	fd = -errno;
+	snprintf(udp_open_err, sizeof(udp_open_err), "epoll: %s",
+		 strerror(-fd));
+	return fd ? fd : -EINVAL;
 }
 
 static const char *udp_config_bad(const struct uet_udp_config *cfg)
 {
-	uint32_t mask;
-
 	if (cfg->entropy_bits > UET_UDP_ENTROPY_BITS_MAX)
 		return "entropy_bits above UET_UDP_ENTROPY_BITS_MAX";
 	if (cfg->ecn > UET_ECN_CE)
@@ -385,18 +332,23 @@ static const char *udp_config_bad(const struct uet_udp_config *cfg)
 		return "dscp above 63";
 	if (cfg->batch > UET_UDP_BATCH_MAX)
 		return "batch above UET_UDP_BATCH_MAX";
-	mask = (1u << cfg->entropy_bits) - 1;
-	if (cfg->entropy_bits && cfg->port &&
-	    (cfg->port & mask || cfg->port < UET_UDP_BLOCK_MIN))
-		return "port must be aligned to 2^entropy_bits and >= 49152";
 	return NULL;
 }
 
 static void udp_free(struct udp_port *p)
 {
-	if (p->fds)
-		udp_close_fds(p);
-	free(p->fds);
+	unsigned i;
+
+	if (p->ep_fd >= 0)
+		close(p->ep_fd);
+	if (p->home_fd >= 0)
+		close(p->home_fd);
+	for (i = 0; p->spray_fd && i < p->nspray; i++)
+		if (p->spray_fd[i] >= 0)
+			close(p->spray_fd[i]);
+	free(p->spray_fd);
+	free(p->spray_port);
+	free(p->ev);
 	free(p->mm);
 	free(p->iov);
 	free(p->sa);
@@ -436,16 +388,18 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	/* uet/addr.h: an IPv4 address leaves the rest of ip[] zero. */
 	memcpy(p->net.local.ip, ip->ip, ip->af == UET_AF_INET ? 4 : 16);
 	p->af = ip->af == UET_AF_INET ? AF_INET : AF_INET6;
-	p->bits = cfg->entropy_bits;
-	p->nsock = 1u << p->bits;
+	p->nspray = cfg->entropy_bits ? 1u << cfg->entropy_bits : 0;
+	p->home_fd = p->ep_fd = -1;
 	p->dscp = cfg->dscp;
 	p->tos = (uint8_t)(cfg->dscp << 2 | cfg->ecn);
 	p->batch = cfg->batch ? cfg->batch : UET_UDP_BATCH_DEFAULT;
-	p->fds = malloc(p->nsock * sizeof(*p->fds));
-	if (!p->fds)
+	p->spray_fd = malloc((p->nspray + 1) * sizeof(*p->spray_fd));
+	for (i = 0; p->spray_fd && i < p->nspray; i++)
+		p->spray_fd[i] = -1;
+	p->spray_port = calloc(p->nspray + 1, sizeof(*p->spray_port));
+	p->ev = calloc(p->nspray + 1, sizeof(*p->ev));
+	if (!p->spray_fd || !p->spray_port || !p->ev)
 		goto nomem;
-	for (i = 0; i < p->nsock; i++)
-		p->fds[i] = -1;
 	p->mm = calloc(p->batch, sizeof(*p->mm));
 	p->iov = calloc(p->batch, sizeof(*p->iov));
 	p->sa = calloc(p->batch, sizeof(*p->sa));
@@ -453,7 +407,9 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	if (!p->mm || !p->iov || !p->sa || !p->cbuf)
 		goto nomem;
 
-	rc = udp_bind(p, cfg);
+	rc = udp_bind_home(p, cfg);
+	if (!rc)
+		rc = udp_bind_spray(p, cfg);
 	if (rc) {
 		udp_free(p);
 		switch (-rc) {
@@ -463,6 +419,7 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 		case EACCES:
 			return UET_ERR_INVAL;
 		case ENOMEM:
+		case ENOBUFS:
 			return UET_ERR_NOMEM;
 		}
 		return UET_ERR_IO;
@@ -551,21 +508,29 @@ static bool udp_refused(int err)
 	       err == EAFNOSUPPORT || err == EDESTADDRREQ;
 }
 
+/* The socket a packet leaves from (uet/udp.h). */
+static int udp_tx_fd(const struct udp_port *p, const struct uet_pkt_info *i)
+{
+	if (i->home || !p->nspray)
+		return p->home_fd;
+	return p->spray_fd[i->entropy & (p->nspray - 1)];
+}
+
 static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 		    unsigned n)
 {
 	struct udp_port *p = udp_port(net);
-	unsigned mask = p->nsock - 1, taken = 0, skips = 0;
+	unsigned taken = 0, skips = 0;
 
 	if (n > INT_MAX)
 		n = INT_MAX;
 	while (taken < n) {
 		/* A run of packets leaving from the same port, in order. */
-		unsigned s = msgs[taken].info.entropy & mask, cnt = 0;
-		int rc = 0, r, err;
+		int fd = udp_tx_fd(p, &msgs[taken].info), rc = 0, r, err;
+		unsigned cnt = 0;
 
 		while (cnt < p->batch && taken + cnt < n &&
-		       (msgs[taken + cnt].info.entropy & mask) == s) {
+		       udp_tx_fd(p, &msgs[taken + cnt].info) == fd) {
 			rc = udp_tx_prep(p, &msgs[taken + cnt], cnt);
 			if (rc)
 				break;
@@ -574,7 +539,7 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 		if (!cnt)
 			return taken ? (int)taken : rc;
 
-		r = sendmmsg(p->fds[s], p->mm, cnt, 0);
+		r = sendmmsg(fd, p->mm, cnt, 0);
 		if (r >= 0) {
 			taken += (unsigned)r;
 			p->st.sent += (unsigned)r;
@@ -608,19 +573,22 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 	return (int)taken;
 }
 
-static void udp_rx_fill(struct udp_port *p, unsigned i, struct uet_net_msg *m,
-			uet_time now)
+/* Packet i of the last recvmmsg, received by socket sock (0: home, s + 1:
+ * spray socket s), into m. */
+static void udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
+			struct uet_net_msg *m, uet_time now)
 {
 	struct msghdr *h = &p->mm[i].msg_hdr;
 	struct cmsghdr *c;
-	uint16_t sport;
 
 	memset(&m->info, 0, sizeof(m->info));
 	udp_from_sockaddr(&p->sa[i], &m->info.src);
-	sport = m->info.src.port;
-	m->info.src.port = uet_udp_home_port(sport, p->bits);
-	m->info.entropy = sport;
+	/* Raw: the sender's home port cannot be told from it (udp.h). */
+	m->info.entropy = m->info.src.port;
 	m->info.dst = p->net.local;
+	m->info.home = !sock;
+	if (sock)
+		m->info.dst.port = p->spray_port[sock - 1];
 	m->info.ts = now;
 	m->len = p->mm[i].msg_len;
 	if (h->msg_flags & MSG_TRUNC)
@@ -647,15 +615,15 @@ static void udp_rx_fill(struct udp_port *p, unsigned i, struct uet_net_msg *m,
 	}
 }
 
-static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
-		    uet_time now)
+/* Up to n packets from one socket into msgs; returns the count, or
+ * UET_ERR_IO when the socket failed before giving any. */
+static int udp_recv_sock(struct udp_port *p, unsigned sock,
+			 struct uet_net_msg *msgs, unsigned n, uet_time now)
 {
-	struct udp_port *p = udp_port(net);
+	int fd = sock ? p->spray_fd[sock - 1] : p->home_fd;
 	unsigned got = 0, skips = 0, i, cnt;
 	int r, err;
 
-	if (n > INT_MAX)
-		n = INT_MAX;
 	while (got < n) {
 		cnt = n - got < p->batch ? n - got : p->batch;
 		for (i = 0; i < cnt; i++) {
@@ -671,7 +639,7 @@ static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 			h->msg_controllen = sizeof(p->cbuf[i].buf);
 			h->msg_flags = 0;
 		}
-		r = recvmmsg(p->fds[0], p->mm, cnt, MSG_DONTWAIT, NULL);
+		r = recvmmsg(fd, p->mm, cnt, MSG_DONTWAIT, NULL);
 		if (r < 0) {
 			err = errno;
 			if (err == EAGAIN || err == EWOULDBLOCK)
@@ -690,18 +658,51 @@ static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 			return UET_ERR_IO;
 		}
 		for (i = 0; i < (unsigned)r; i++)
-			udp_rx_fill(p, i, &msgs[got + i], now);
+			udp_rx_fill(p, i, sock, &msgs[got + i], now);
 		got += (unsigned)r;
 		p->st.received += (unsigned)r;
+		if (sock)
+			p->st.spray_received += (unsigned)r;
 		if ((unsigned)r < cnt)
 			break;
 	}
 	return (int)got;
 }
 
+static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
+		    uet_time now)
+{
+	struct udp_port *p = udp_port(net);
+	unsigned got, i;
+	int r, ne;
+
+	if (n > INT_MAX)
+		n = INT_MAX;
+	/* The home socket carries nearly everything: read it first, and
+	 * ask epoll about the spray sockets only when it ran dry. */
+	r = udp_recv_sock(p, 0, msgs, n, now);
+	if (r < 0 || !p->nspray || (unsigned)r == n)
+		return r;
+	got = (unsigned)r;
+	ne = epoll_wait(p->ep_fd, p->ev, (int)p->nspray + 1, 0);
+	for (i = 0; ne > 0 && i < (unsigned)ne && got < n; i++) {
+		unsigned sock = p->ev[i].data.u32;
+
+		if (!sock || sock > p->nspray)
+			continue;
+		r = udp_recv_sock(p, sock, msgs + got, n - got, now);
+		if (r < 0)
+			return got ? (int)got : r;
+		got += (unsigned)r;
+	}
+	return (int)got;
+}
+
 static int udp_fd(const struct uet_net *net)
 {
-	return udp_port(net)->fds[0];
+	const struct udp_port *p = udp_port(net);
+
+	return p->nspray ? p->ep_fd : p->home_fd;
 }
 
 static void udp_close(struct uet_net *net)

@@ -1,6 +1,7 @@
 /* Tests of the UDP port on loopback (127.0.0.1 and ::1): batches both
- * ways, entropy in the source port and home-port recovery, ECN, the port
- * block rules, errors that must not fail the port, and bad input.
+ * ways, entropy in the source port (spray sockets) and the home port,
+ * answers to spray ports, ECN, the home port rules, errors that must not
+ * fail the port, and bad input.
  * Ports are chosen by the code under test (and by the kernel for the
  * plain sockets used as independent witnesses), except the IANA port. */
 #include <criterion/criterion.h>
@@ -33,14 +34,13 @@ static struct uet_addr lo(uint8_t af)
 	return a;
 }
 
-static struct uet_udp_config cfg_k(unsigned k, uint64_t seed)
+static struct uet_udp_config cfg_k(unsigned k)
 {
 	struct uet_udp_config c;
 
 	uet_udp_config_default(&c);
 	c.entropy_bits = k;
-	c.seed = seed;
-	c.prefer_iana = false;	/* only the IANA test may take 4793 */
+	c.prefer_iana = false;	/* only the IANA tests may take 4793 */
 	return c;
 }
 
@@ -189,46 +189,54 @@ static bool port_free(uint8_t af, uint16_t port)
 	return true;
 }
 
-Test(udp, home_port_rule)
+/* The source port of a packet, by entropy or home, as send() picks it. */
+static uint16_t txp(const struct uet_net *p, uint16_t e, bool home)
 {
-	unsigned k, e;
+	struct uet_pkt_info i = { .entropy = e, .home = home };
 
-	cr_assert_eq(uet_udp_home_port(49159, 3), 49152);
-	cr_assert_eq(uet_udp_home_port(49160, 3), 49160);
-	cr_assert_eq(uet_udp_home_port(4793, 3), 4792);
-	cr_assert_eq(uet_udp_home_port(4793, 0), 4793);
-	cr_assert_eq(uet_udp_home_port(65535, 8), 65280);
-	cr_assert_eq(uet_udp_home_port(65535, 16), 0);
-	cr_assert_eq(uet_udp_src_port(49152, 5, 3), 49157);
-	cr_assert_eq(uet_udp_src_port(49152, 13, 3), 49157);
-	cr_assert_eq(uet_udp_src_port(49152, 0xffff, 3), 49159);
-	cr_assert_eq(uet_udp_src_port(4793, 0xffff, 0), 4793);
-	cr_assert_eq(uet_udp_src_port(65280, 0x1ff, 8), 65535);
-	for (k = 0; k <= UET_UDP_ENTROPY_BITS_MAX; k++) {
-		uint16_t home = (uint16_t)(0xc000 + (37u << k) % 0x4000);
-
-		for (e = 0; e < (2u << k); e++) {
-			uint16_t s = uet_udp_src_port(home, (uint16_t)e, k);
-
-			cr_assert_eq(s - home, e % (1u << k), "k %u e %u", k,
-				     e);
-			cr_assert_eq(uet_udp_home_port(s, k), home,
-				     "k %u e %u", k, e);
-		}
-	}
+	return uet_udp_tx_port(p, &i);
 }
 
-static void exchange(uint8_t af, uint64_t seed)
+/* 2^k spray ports, distinct, none of them home; e % 2^k picks one. */
+Test(udp, spray_ports_distinct)
 {
-	struct uet_udp_config c = cfg_k(3, seed);
+	struct uet_udp_config c = cfg_k(3);
+	struct uet_net *p = open_ok(UET_AF_INET, &c), *q;
+	uint16_t ports[8];
+	unsigned i, j;
+
+	for (i = 0; i < 8; i++) {
+		ports[i] = txp(p, (uint16_t)i, false);
+		cr_assert_neq(ports[i], 0);
+		cr_assert_neq(ports[i], p->local.port);
+		cr_assert_not(port_free(UET_AF_INET, ports[i]),
+			      "spray port %u not bound", ports[i]);
+		for (j = 0; j < i; j++)
+			cr_assert_neq(ports[i], ports[j]);
+		cr_assert_eq(txp(p, (uint16_t)(i + 8), false), ports[i]);
+		cr_assert_eq(txp(p, (uint16_t)(i + 0xfff8), false), ports[i]);
+		cr_assert_eq(txp(p, (uint16_t)i, true), p->local.port);
+	}
+	c = cfg_k(0);
+	q = open_ok(UET_AF_INET, &c);
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(txp(q, (uint16_t)(i * 1000), false),
+			     q->local.port, "k = 0 sprays nothing");
+	p->ops->close(p);
+	q->ops->close(q);
+}
+
+static void exchange(uint8_t af)
+{
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_net *p[2], *from, *to;
 	static struct uet_net_msg tx[96], rx[96];
+	struct uet_addr want;
 	uint32_t next_e[8];
 	bool seen[96];
 	unsigned dir, i, b, got;
 
 	p[0] = open_ok(af, &c);
-	c.seed = seed + 1;
 	p[1] = open_ok(af, &c);
 	cr_assert_neq(p[0]->local.port, p[1]->local.port);
 	for (dir = 0; dir < 2; dir++) {
@@ -257,14 +265,17 @@ static void exchange(uint8_t af, uint64_t seed)
 				cr_assert_not(seen[k], "packet %u twice", k);
 				seen[k] = true;
 				cr_assert_eq(rx[i].len, tx[k].len);
+				s = (k * 7 + dir) % 8;
+				want = from->local;
+				want.port = txp(from, (uint16_t)(k * 7 + dir),
+						false);
 				cr_assert(uet_addr_equal(&rx[i].info.src,
-							 &from->local));
+							 &want));
 				cr_assert(uet_addr_equal(&rx[i].info.dst,
 							 &to->local));
+				cr_assert(rx[i].info.home);
 				cr_assert_eq(rx[i].info.ts, now);
-				s = (k * 7 + dir) % 8;
-				cr_assert_eq(rx[i].info.entropy,
-					     from->local.port + s);
+				cr_assert_eq(rx[i].info.entropy, want.port);
 				cr_assert_eq(rx[i].info.ecn, UET_ECN_ECT0);
 				cr_assert_not(rx[i].info.trimmed);
 				/* one source socket keeps its order */
@@ -282,72 +293,79 @@ static void exchange(uint8_t af, uint64_t seed)
 
 Test(udp, exchange_batches_v4)
 {
-	exchange(UET_AF_INET, 101);
+	exchange(UET_AF_INET);
 }
 
 Test(udp, exchange_batches_v6)
 {
-	exchange(UET_AF_INET6, 201);
+	exchange(UET_AF_INET6);
 }
 
-/* Every entropy value leaves from home + e % 2^k (seen by a plain
- * socket) and is mapped back to the sender's home port by uet. */
-static void entropy_ports(uint8_t af, unsigned k, uint64_t seed)
+/* Every entropy value leaves from spray socket e % 2^k, a packet with
+ * home from the home port (both seen by a plain socket, the witness), and
+ * the receiver reports the raw source port: it cannot know the sender's
+ * home port from a sprayed packet. */
+static void entropy_ports(uint8_t af, unsigned k)
 {
-	struct uet_udp_config c = cfg_k(k, seed);
+	struct uet_udp_config c = cfg_k(k);
 	struct uet_net *a, *b;
 	struct uet_net_msg tx, rx;
 	struct sockaddr_storage ss;
 	struct uet_addr wdst;
 	uint16_t wport, sport;
-	unsigned e, n = 2u << k;
+	unsigned e, n = 2u << k, h;
 	socklen_t len;
 	uint8_t buf[64];
 	int w, i;
 
 	a = open_ok(af, &c);
-	c.seed = seed + 1;
 	b = open_ok(af, &c);
-	cr_assert_eq(a->local.port % (1u << k), 0);
-	if (k)
-		cr_assert_geq(a->local.port, UET_UDP_BLOCK_MIN);
 	w = plain_socket(af, 0, &wport);
 	cr_assert_geq(w, 0);
 	wdst = lo(af);
 	wdst.port = wport;
 
-	for (e = 0; e <= n; e++) {
-		uint16_t ev = e == n ? 0xffff : (uint16_t)e;
-		uint16_t want = (uint16_t)(a->local.port +
-					   (ev & ((1u << k) - 1)));
+	for (h = 0; h < 2; h++) {
+		for (e = 0; e <= n; e++) {
+			uint16_t ev = e == n ? 0xffff : (uint16_t)e;
+			uint16_t want = txp(a, ev, h);
 
-		tx_set(&tx, 0, e, 32, &b->local, ev);
-		send_all(a, &tx, 1);
-		rx_init(&rx, 1, PKT_MAX);
-		cr_assert_eq(recv_wait(b, &rx, 1, 7), 1);
-		cr_assert_eq(id_of(rx.buf), e);
-		cr_assert_eq(rx.info.entropy, want, "e %u", ev);
-		cr_assert_eq(rx.info.src.port, a->local.port, "e %u", ev);
+			cr_assert_eq(want, h || !k ? a->local.port :
+				     txp(a, (uint16_t)(ev % (1u << k)), false));
+			tx_set(&tx, 0, e, 32, &b->local, ev);
+			tx.info.home = h;
+			send_all(a, &tx, 1);
+			rx_init(&rx, 1, PKT_MAX);
+			cr_assert_eq(recv_wait(b, &rx, 1, 7), 1);
+			cr_assert_eq(id_of(rx.buf), e);
+			cr_assert_eq(rx.info.entropy, want, "e %u", ev);
+			cr_assert_eq(rx.info.src.port, want, "e %u", ev);
 
-		/* The witness sees the real source port. */
-		tx_set(&tx, 0, e, 32, &wdst, ev);
-		send_all(a, &tx, 1);
-		for (i = 0; i < WAIT_MS; i++) {
-			struct pollfd pfd = { .fd = w, .events = POLLIN };
+			/* The witness sees the same source port. */
+			tx_set(&tx, 0, e, 32, &wdst, ev);
+			tx.info.home = h;
+			send_all(a, &tx, 1);
+			for (i = 0; i < WAIT_MS; i++) {
+				struct pollfd pfd = { .fd = w,
+						      .events = POLLIN };
 
-			if (poll(&pfd, 1, 1) > 0)
-				break;
+				if (poll(&pfd, 1, 1) > 0)
+					break;
+			}
+			len = sizeof(ss);
+			cr_assert_eq(recvfrom(w, buf, sizeof(buf),
+					      MSG_DONTWAIT,
+					      (struct sockaddr *)&ss, &len),
+				     32);
+			sport = ntohs(af == UET_AF_INET ?
+				      ((struct sockaddr_in *)&ss)->sin_port :
+				      ((struct sockaddr_in6 *)&ss)->sin6_port);
+			cr_assert_eq(sport, want, "e %u: source port %u", ev,
+				     sport);
 		}
-		len = sizeof(ss);
-		cr_assert_eq(recvfrom(w, buf, sizeof(buf), MSG_DONTWAIT,
-				      (struct sockaddr *)&ss, &len), 32);
-		sport = ntohs(af == UET_AF_INET ?
-			      ((struct sockaddr_in *)&ss)->sin_port :
-			      ((struct sockaddr_in6 *)&ss)->sin6_port);
-		cr_assert_eq(sport, want, "e %u: source port %u", ev, sport);
 	}
 
-	/* A foreign sender at port wport maps to wport's block base. */
+	/* A foreign sender at port wport: reported as it is. */
 	{
 		struct sockaddr_storage to;
 		struct uet_addr bl = b->local;
@@ -374,8 +392,7 @@ static void entropy_ports(uint8_t af, unsigned k, uint64_t seed)
 		rx_init(&rx, 1, PKT_MAX);
 		cr_assert_eq(recv_wait(b, &rx, 1, 9), 1);
 		cr_assert_eq(rx.info.entropy, wport);
-		cr_assert_eq(rx.info.src.port,
-			     wport & ~((1u << k) - 1));
+		cr_assert_eq(rx.info.src.port, wport);
 		cr_assert_eq(rx.info.ecn, UET_ECN_NOT_ECT);
 	}
 	close(w);
@@ -385,39 +402,39 @@ static void entropy_ports(uint8_t af, unsigned k, uint64_t seed)
 
 Test(udp, entropy_source_ports_v4_k3)
 {
-	entropy_ports(UET_AF_INET, 3, 301);
+	entropy_ports(UET_AF_INET, 3);
 }
 
 Test(udp, entropy_source_ports_v6_k3)
 {
-	entropy_ports(UET_AF_INET6, 3, 401);
+	entropy_ports(UET_AF_INET6, 3);
 }
 
 Test(udp, entropy_source_ports_v4_k5)
 {
-	entropy_ports(UET_AF_INET, 5, 501);
+	entropy_ports(UET_AF_INET, 5);
 }
 
 Test(udp, entropy_source_ports_v6_k0)
 {
-	entropy_ports(UET_AF_INET6, 0, 601);
+	entropy_ports(UET_AF_INET6, 0);
 }
 
-static void ecn_roundtrip(uint8_t af, uint64_t seed)
+static void ecn_roundtrip(uint8_t af)
 {
 	static const uint8_t cps[] = { UET_ECN_NOT_ECT, UET_ECN_ECT1,
 				       UET_ECN_ECT0, UET_ECN_CE };
-	struct uet_udp_config c = cfg_k(2, seed);
+	struct uet_udp_config c = cfg_k(2);
 	struct uet_net *exact, *def, *rcv;
 	struct uet_net_msg tx, rx;
 	unsigned i;
 
 	c.ecn = UET_ECN_NOT_ECT;
 	exact = open_ok(af, &c);
-	c = cfg_k(2, seed + 1);
+	c = cfg_k(2);
 	c.dscp = 46;	/* EF: the ECN bits must stay apart from it */
 	def = open_ok(af, &c);
-	c = cfg_k(2, seed + 2);
+	c = cfg_k(2);
 	rcv = open_ok(af, &c);
 
 	for (i = 0; i < 4; i++) {
@@ -436,7 +453,7 @@ static void ecn_roundtrip(uint8_t af, uint64_t seed)
 		cr_assert_eq(rx.info.ecn, cps[i] == UET_ECN_NOT_ECT ?
 			     UET_ECN_ECT0 : cps[i], "default, sent %u",
 			     cps[i]);
-		cr_assert_eq(rx.info.src.port, def->local.port);
+		cr_assert_eq(rx.info.src.port, txp(def, (uint16_t)i, false));
 	}
 	exact->ops->close(exact);
 	def->ops->close(def);
@@ -445,17 +462,17 @@ static void ecn_roundtrip(uint8_t af, uint64_t seed)
 
 Test(udp, ecn_roundtrip_v4)
 {
-	ecn_roundtrip(UET_AF_INET, 701);
+	ecn_roundtrip(UET_AF_INET);
 }
 
 Test(udp, ecn_roundtrip_v6)
 {
-	ecn_roundtrip(UET_AF_INET6, 801);
+	ecn_roundtrip(UET_AF_INET6);
 }
 
 Test(udp, recv_empty_does_not_block)
 {
-	struct uet_udp_config c = cfg_k(3, 901);
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_net *p = open_ok(UET_AF_INET, &c);
 	struct uet_net_msg rx[8];
 	struct pollfd pfd;
@@ -475,12 +492,11 @@ Test(udp, recv_empty_does_not_block)
 
 Test(udp, fd_readable_when_packets_wait)
 {
-	struct uet_udp_config c = cfg_k(1, 911);
+	struct uet_udp_config c = cfg_k(1);
 	struct uet_net *a = open_ok(UET_AF_INET6, &c), *b;
 	struct uet_net_msg tx, rx;
 	struct pollfd pfd;
 
-	c.seed = 912;
 	b = open_ok(UET_AF_INET6, &c);
 	tx_set(&tx, 0, 1, 64, &b->local, 1);
 	send_all(a, &tx, 1);
@@ -500,7 +516,7 @@ Test(udp, fd_readable_when_packets_wait)
  * accounts for the rest. Both ports work afterwards. */
 Test(udp, oversized_batch_is_best_effort)
 {
-	struct uet_udp_config c = cfg_k(3, 1001);
+	struct uet_udp_config c = cfg_k(3);
 	static struct uet_net_msg tx[1024], rx[1024];
 	struct uet_udp_stats st;
 	struct uet_net *a, *b;
@@ -509,7 +525,7 @@ Test(udp, oversized_batch_is_best_effort)
 
 	c.sndbuf = 1;		/* the kernel's minimum */
 	a = open_ok(UET_AF_INET, &c);
-	c = cfg_k(3, 1002);
+	c = cfg_k(3);
 	c.rcvbuf = 1;
 	b = open_ok(UET_AF_INET, &c);
 	for (i = 0; i < 1024; i++)
@@ -553,9 +569,9 @@ Test(udp, oversized_batch_is_best_effort)
 	b->ops->close(b);
 }
 
-static void closed_peer(uint8_t af, uint64_t seed)
+static void closed_peer(uint8_t af)
 {
-	struct uet_udp_config c = cfg_k(3, seed);
+	struct uet_udp_config c = cfg_k(3);
 	static struct uet_net_msg tx[16], rx[16];
 	struct uet_addr gone;
 	struct uet_udp_stats st;
@@ -563,7 +579,6 @@ static void closed_peer(uint8_t af, uint64_t seed)
 	int i, r;
 
 	a = open_ok(af, &c);
-	c.seed = seed + 1;
 	b = open_ok(af, &c);
 	gone = b->local;
 	b->ops->close(b);
@@ -585,7 +600,6 @@ static void closed_peer(uint8_t af, uint64_t seed)
 	cr_assert_eq(st.sent, 32);
 
 	/* The port still talks both ways. */
-	c.seed = seed + 2;
 	d = open_ok(af, &c);
 	tx_set(&tx[0], 0, 42, 300, &a->local, 3);
 	send_all(d, tx, 1);
@@ -603,157 +617,126 @@ static void closed_peer(uint8_t af, uint64_t seed)
 
 Test(udp, send_to_closed_port_v4)
 {
-	closed_peer(UET_AF_INET, 1101);
+	closed_peer(UET_AF_INET);
 }
 
 Test(udp, send_to_closed_port_v6)
 {
-	closed_peer(UET_AF_INET6, 1201);
+	closed_peer(UET_AF_INET6);
 }
 
-/* The block the seed picks first is busy in its last port: open must
- * release the ports it did bind there and take another aligned block. */
-Test(udp, busy_block_is_skipped)
+/* An explicit home port that is taken fails; the sockets made for the
+ * attempt are given back. */
+Test(udp, taken_port_refused)
 {
-	struct uet_udp_config c = cfg_k(3, 1301);
-	struct uet_udp_stats st1, st2;
-	struct uet_net *p;
-	uint16_t first, second;
-	unsigned i;
-	int blocker;
-
-	p = open_ok(UET_AF_INET, &c);
-	first = p->local.port;
-	uet_udp_stats(p, &st1);
-	p->ops->close(p);
-
-	blocker = plain_socket(UET_AF_INET, (uint16_t)(first + 7), NULL);
-	cr_assert_geq(blocker, 0, "occupy %u: %s", first + 7,
-		      strerror(errno));
-	p = open_ok(UET_AF_INET, &c);
-	second = p->local.port;
-	uet_udp_stats(p, &st2);
-	cr_assert_neq(second, first);
-	cr_assert_eq(second % 8, 0);
-	cr_assert_geq(second, UET_UDP_BLOCK_MIN);
-	cr_assert_gt(st2.bind_tries, st1.bind_tries,
-		     "same seed: the busy block must cost a try");
-	/* The half-bound block was given back. */
-	for (i = 0; i < 7; i++)
-		cr_assert(port_free(UET_AF_INET, (uint16_t)(first + i)),
-			  "port %u still held", first + i);
-	p->ops->close(p);
-	close(blocker);
-}
-
-Test(udp, no_free_block_fails_cleanly)
-{
-	struct uet_udp_config c = cfg_k(8, 1351);
-	struct uet_addr a = lo(UET_AF_INET);
-	struct uet_net *p, *q = NULL;
-	uint16_t first;
-	int blocker, rc;
-
-	/* With k = 8 there are 64 blocks; one try sees only the first. */
-	p = open_ok(UET_AF_INET, &c);
-	first = p->local.port;
-	p->ops->close(p);
-	blocker = plain_socket(UET_AF_INET, (uint16_t)(first + 200), NULL);
-	cr_assert_geq(blocker, 0);
-	c.tries = 1;
-	rc = uet_udp_open(&q, &a, &c);
-	cr_assert_eq(rc, UET_ERR_INVAL);
-	cr_assert_null(q);
-	cr_assert(strstr(uet_udp_errstr(NULL), "no free block"), "%s",
-		  uet_udp_errstr(NULL));
-	cr_assert(port_free(UET_AF_INET, first));
-	close(blocker);
-}
-
-Test(udp, ports_cannot_share_a_block)
-{
-	struct uet_udp_config c = cfg_k(3, 1401);
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_addr a = lo(UET_AF_INET6);
 	struct uet_net *p, *q = NULL;
-	uint16_t home;
+	uint16_t home, spray[8];
 	unsigned i;
 
 	p = open_ok(UET_AF_INET6, &c);
 	home = p->local.port;
+	for (i = 0; i < 8; i++)
+		spray[i] = txp(p, (uint16_t)i, false);
 	c.port = home;
 	cr_assert_eq(uet_udp_open(&q, &a, &c), UET_ERR_INVAL);
 	cr_assert_null(q);
 	cr_assert(strlen(uet_udp_errstr(NULL)) > 0);
-	c.port = (uint16_t)(home + 1);	/* not aligned */
+	/* A spray port is taken as well. */
+	c = cfg_k(0);
+	c.port = spray[5];
 	cr_assert_eq(uet_udp_open(&q, &a, &c), UET_ERR_INVAL);
-	c = cfg_k(0, 0);
-	for (i = 0; i < 8; i++) {
-		c.port = (uint16_t)(home + i);
-		cr_assert_eq(uet_udp_open(&q, &a, &c), UET_ERR_INVAL,
-			     "port %u of the block was free", home + i);
-		cr_assert_not(port_free(UET_AF_INET6, (uint16_t)(home + i)));
-	}
 	cr_assert_null(q);
 	p->ops->close(p);
+	for (i = 0; i < 8; i++)
+		cr_assert(port_free(UET_AF_INET6, spray[i]),
+			  "spray port %u still held", spray[i]);
+	cr_assert(port_free(UET_AF_INET6, home));
 }
 
 Test(udp, close_releases_ports)
 {
-	struct uet_udp_config c = cfg_k(3, 1501);
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_net *p;
-	uint16_t home;
+	uint16_t home, spray[8];
 	unsigned i;
 
 	p = open_ok(UET_AF_INET, &c);
 	home = p->local.port;
-	p->ops->close(p);
 	for (i = 0; i < 8; i++)
-		cr_assert(port_free(UET_AF_INET, (uint16_t)(home + i)),
-			  "port %u", home + i);
+		spray[i] = txp(p, (uint16_t)i, false);
+	p->ops->close(p);
+	cr_assert(port_free(UET_AF_INET, home));
+	for (i = 0; i < 8; i++)
+		cr_assert(port_free(UET_AF_INET, spray[i]), "port %u",
+			  spray[i]);
 	c.port = home;
 	p = open_ok(UET_AF_INET, &c);
 	cr_assert_eq(p->local.port, home);
 	p->ops->close(p);
 }
 
-/* Peers send to the home port only: a packet to another port of the
- * block is not handed out (and must not upset the port). */
-Test(udp, only_home_port_delivers)
+/* An answer sent to the address a sprayed packet came from (a NACK for
+ * an unknown PDC) reaches the port: recv() hands it out with the spray
+ * address in info.dst, fd() wakes for it and goes quiet once read. */
+Test(udp, spray_ports_receive_answers)
 {
-	struct uet_udp_config c = cfg_k(3, 1551);
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_net *a, *b;
-	struct uet_net_msg tx, rx;
-	struct uet_addr side;
+	struct uet_net_msg tx, rx[2];
+	struct uet_udp_stats st;
+	struct uet_addr back;
 	struct pollfd pfd;
 
 	a = open_ok(UET_AF_INET, &c);
-	c.seed = 1552;
 	b = open_ok(UET_AF_INET, &c);
-	side = b->local;
-	side.port = (uint16_t)(side.port + 3);
-	tx_set(&tx, 0, 1, 100, &side, 0);
+	tx_set(&tx, 0, 1, 100, &b->local, 5);
 	send_all(a, &tx, 1);
-	pfd = (struct pollfd){ .fd = b->ops->fd(b), .events = POLLIN };
-	cr_assert_eq(poll(&pfd, 1, 50), 0);
-	rx_init(&rx, 1, PKT_MAX);
-	cr_assert_eq(b->ops->recv(b, &rx, 1, 0), 0);
-	tx_set(&tx, 0, 2, 100, &b->local, 0);
-	send_all(a, &tx, 1);
-	cr_assert_eq(recv_wait(b, &rx, 1, 0), 1);
-	cr_assert_eq(id_of(rx.buf), 2);
+	rx_init(rx, 1, PKT_MAX);
+	cr_assert_eq(recv_wait(b, rx, 1, 0), 1);
+	back = rx[0].info.src;
+	cr_assert_eq(back.port, txp(a, 5, false));
+
+	tx_set(&tx, 0, 2, 100, &back, 0);
+	send_all(b, &tx, 1);
+	pfd = (struct pollfd){ .fd = a->ops->fd(a), .events = POLLIN };
+	cr_assert_eq(poll(&pfd, 1, WAIT_MS), 1, "fd did not wake");
+	rx_init(rx, 2, PKT_MAX);
+	cr_assert_eq(recv_wait(a, rx, 1, 3), 1);
+	cr_assert_eq(id_of(rx[0].buf), 2);
+	cr_assert(uet_addr_equal(&rx[0].info.dst, &back));
+	cr_assert_not(rx[0].info.home);
+	cr_assert_eq(rx[0].info.src.port, txp(b, 0, false));
+	check_bytes(&rx[0]);
+	pfd.revents = 0;
+	cr_assert_eq(poll(&pfd, 1, 0), 0, "readable after the answer");
+	uet_udp_stats(a, &st);
+	cr_assert_eq(st.spray_received, 1);
+	cr_assert_eq(st.received, 1);
+
+	/* The home port still receives, with home set, also when both
+	 * have something in one call. */
+	tx_set(&tx, 0, 3, 100, &back, 1);
+	send_all(b, &tx, 1);
+	tx_set(&tx, 0, 4, 100, &a->local, 1);
+	send_all(b, &tx, 1);
+	rx_init(rx, 2, PKT_MAX);
+	cr_assert_eq(recv_wait(a, rx, 2, 4), 2);
+	cr_assert(rx[0].info.home != rx[1].info.home);
+	cr_assert_eq(id_of(rx[rx[0].info.home ? 0 : 1].buf), 4);
 	a->ops->close(a);
 	b->ops->close(b);
 }
 
-static void jumbo(uint8_t af, uint64_t seed)
+static void jumbo(uint8_t af)
 {
-	struct uet_udp_config c = cfg_k(3, seed);
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_net *a, *b;
 	struct uet_net_msg tx, rx;
 	struct uet_udp_stats st;
 
 	a = open_ok(af, &c);
-	c.seed = seed + 1;
 	b = open_ok(af, &c);
 	tx_set(&tx, 0, 9000, 9000, &b->local, 6);
 	send_all(a, &tx, 1);
@@ -777,12 +760,12 @@ static void jumbo(uint8_t af, uint64_t seed)
 
 Test(udp, datagram_9000_v4)
 {
-	jumbo(UET_AF_INET, 1601);
+	jumbo(UET_AF_INET);
 }
 
 Test(udp, datagram_9000_v6)
 {
-	jumbo(UET_AF_INET6, 1701);
+	jumbo(UET_AF_INET6);
 }
 
 static void open_bad(struct uet_addr a, const struct uet_udp_config *c,
@@ -798,7 +781,7 @@ static void open_bad(struct uet_addr a, const struct uet_udp_config *c,
 
 Test(udp, bad_address_refused)
 {
-	struct uet_udp_config c = cfg_k(3, 1801);
+	struct uet_udp_config c = cfg_k(3);
 	struct uet_addr a;
 	FILE *f;
 	int nonlocal = 0;
@@ -846,31 +829,25 @@ Test(udp, bad_address_refused)
 	a = lo(UET_AF_INET);
 	c.entropy_bits = UET_UDP_ENTROPY_BITS_MAX + 1;
 	open_bad(a, &c, "entropy_bits");
-	c = cfg_k(3, 1802);
+	c = cfg_k(3);
 	c.ecn = 4;
 	open_bad(a, &c, "ecn 4");
-	c = cfg_k(3, 1803);
+	c = cfg_k(3);
 	c.dscp = 64;
 	open_bad(a, &c, "dscp 64");
-	c = cfg_k(3, 1804);
+	c = cfg_k(3);
 	c.batch = UET_UDP_BATCH_MAX + 1;
 	open_bad(a, &c, "batch");
-	c = cfg_k(3, 1805);
-	c.port = 4792;		/* aligned, below the block range */
-	open_bad(a, &c, "k > 0 below 49152");
-	c.port = 60001;
-	open_bad(a, &c, "unaligned");
 }
 
 Test(udp, bad_packets_refused)
 {
-	struct uet_udp_config c = cfg_k(2, 1901);
+	struct uet_udp_config c = cfg_k(2);
 	struct uet_net *a = open_ok(UET_AF_INET, &c), *b;
 	struct uet_net_msg tx[3], rx;
 	struct uet_addr v6 = lo(UET_AF_INET6), noport;
 	struct uet_udp_stats st;
 
-	c.seed = 1902;
 	b = open_ok(UET_AF_INET, &c);
 	v6.port = b->local.port;
 	noport = b->local;
@@ -909,10 +886,10 @@ Test(udp, bad_packets_refused)
 	b->ops->close(b);
 }
 
-/* k == 0: 4793 when free; a second port falls back to the kernel. */
-Test(udp, iana_port_preferred)
+/* 4793 when free, whatever k; a second port falls back to the kernel. */
+static void iana_preferred(unsigned k)
 {
-	struct uet_udp_config c = cfg_k(0, 0);
+	struct uet_udp_config c = cfg_k(k);
 	struct uet_net *p, *q;
 
 	c.prefer_iana = true;
@@ -937,7 +914,17 @@ Test(udp, iana_port_preferred)
 	p->ops->close(p);
 }
 
-/* NULL config: k = 3, an aligned block at 49152 or above, on ::1. */
+Test(udp, iana_port_preferred_k0)
+{
+	iana_preferred(0);
+}
+
+Test(udp, iana_port_preferred_k3)
+{
+	iana_preferred(3);
+}
+
+/* NULL config: k = 3, the IANA port preferred, on ::1. */
 Test(udp, defaults_v6)
 {
 	struct uet_addr a = lo(UET_AF_INET6);
@@ -953,17 +940,18 @@ Test(udp, defaults_v6)
 		     uet_udp_errstr(NULL));
 	cr_assert_eq(uet_udp_open(&q, &a, NULL), 0, "%s",
 		     uet_udp_errstr(NULL));
-	cr_assert_eq(p->local.port % 8, 0);
-	cr_assert_geq(p->local.port, UET_UDP_BLOCK_MIN);
 	cr_assert_eq(p->local.af, UET_AF_INET6);
 	cr_assert_eq(p->local.ip[15], 1);
 	cr_assert_neq(p->local.port, q->local.port);
+	cr_assert(p->local.port == UET_UDP_IANA_PORT ||
+		  q->local.port != UET_UDP_IANA_PORT);
 	tx_set(&tx, 0, 3, 1000, &q->local, 0x1234);
 	send_all(p, &tx, 1);
 	rx_init(&rx, 1, PKT_MAX);
 	cr_assert_eq(recv_wait(q, &rx, 1, 0), 1);
-	cr_assert_eq(rx.info.entropy, p->local.port + 4);
-	cr_assert_eq(rx.info.src.port, p->local.port);
+	cr_assert_eq(rx.info.entropy, txp(p, 4, false));
+	cr_assert_eq(rx.info.src.port, txp(p, 0x1234, false));
+	cr_assert_neq(rx.info.src.port, p->local.port);
 	check_bytes(&rx);
 	p->ops->close(p);
 	q->ops->close(q);
@@ -978,6 +966,7 @@ Test(udp, errstr_and_stats_of_other_ports)
 	memset(&st, 0xff, sizeof(st));
 	uet_udp_stats(&n, &st);
 	cr_assert_eq(st.sent, 0);
-	cr_assert_eq(st.bind_tries, 0);
+	cr_assert_eq(st.spray_received, 0);
 	cr_assert_str_eq(uet_udp_errstr(&n), "not a udp port");
+	cr_assert_eq(txp(&n, 1, false), 0);
 }

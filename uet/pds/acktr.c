@@ -173,7 +173,7 @@ uint32_t uet_acktr_clear(struct uet_acktr *a, struct uet_gtd_pool *pool,
 }
 
 struct uet_gtd *uet_acktr_keep(struct uet_acktr *a, struct uet_gtd_pool *pool,
-			       uint32_t psn, const struct uet_ses_rsp *rsp)
+			       uint32_t psn, const struct uet_ses_reply *reply)
 {
 	struct uet_gtd *g = pool->free, **pp;
 
@@ -183,7 +183,7 @@ struct uet_gtd *uet_acktr_keep(struct uet_acktr *a, struct uet_gtd_pool *pool,
 	pool->nfree--;
 	memset(g, 0, sizeof(*g));
 	g->psn = psn;
-	g->rsp = *rsp;
+	g->reply = *reply;
 	pp = &a->gtd;
 	while (*pp && uet_psn_lt((*pp)->psn, psn))
 		pp = &(*pp)->next;

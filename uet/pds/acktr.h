@@ -15,6 +15,7 @@
 
 #include "uet/time.h"
 #include "uet/wire.h"
+#include "../core/sublayer.h"
 
 #include "psn.h"
 
@@ -24,14 +25,17 @@
 #define UET_ACKTR_MPR_UNIT	128u
 #define UET_ACKTR_WORDS		(UET_ACKTR_RANGE / 64)
 
-/* A guaranteed-delivery SES response kept for resending (§6). */
+/* A guaranteed-delivery SES response kept for resending (§6), with the
+ * data it carries (a small read result, a fetched atomic value: the ACK
+ * of a duplicate must carry the same bytes, which SES cannot produce
+ * twice). */
 struct uet_gtd {
 	struct uet_gtd *next;
 	uint32_t psn;
 	bool resend;		/* its ACK is to be (re)sent */
 	uint8_t flags;		/* ACK flags (M, RETX) */
 	uint16_t entropy;	/* echoed from the request */
-	struct uet_ses_rsp rsp;
+	struct uet_ses_reply reply;
 };
 
 /* Fixed pool of gtd slots, shared by the PDCs of a fep. */
@@ -89,9 +93,10 @@ uint32_t uet_acktr_advance(struct uet_acktr *a);
  * seen), free what it covers, advance; returns how far CACK moved. */
 uint32_t uet_acktr_clear(struct uet_acktr *a, struct uet_gtd_pool *pool,
 			 uint32_t clear_psn);
-/* Keep rsp for psn; NULL when the pool is empty. */
+/* Keep reply (response and data) for psn; NULL when the pool is
+ * empty. */
 struct uet_gtd *uet_acktr_keep(struct uet_acktr *a, struct uet_gtd_pool *pool,
-			       uint32_t psn, const struct uet_ses_rsp *rsp);
+			       uint32_t psn, const struct uet_ses_reply *reply);
 struct uet_gtd *uet_acktr_gtd(const struct uet_acktr *a, uint32_t psn);
 /* True when a PSN above CACK arrived: the ACK then carries a SACK. */
 bool uet_acktr_holes(const struct uet_acktr *a);

@@ -10,6 +10,8 @@
 
 uint32_t fake_ses_seg = 128;
 
+static const struct uet_ses_cl_ops fake_ses_cl_ops;
+
 static struct {
 	void *user;
 	struct uet_ses *ses;
@@ -28,6 +30,11 @@ struct uet_ses *fake_ses_of(void *user)
 uint8_t fake_ses_byte(uint16_t id, uint32_t off)
 {
 	return (uint8_t)(id * 131u + off * 7u + (off >> 8));
+}
+
+uint8_t fake_ses_ret_byte(uint16_t id, uint32_t off)
+{
+	return (uint8_t)(id * 17u + off * 11u + (off >> 9) + 0x5A);
 }
 
 struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
@@ -51,6 +58,7 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	ses->seg = fake_ses_seg;
 	reg[i].user = user;
 	reg[i].ses = ses;
+	uet_pds_cl_attach(pds, &fake_ses_cl_ops);
 	return ses;
 }
 
@@ -63,10 +71,14 @@ void uet_ses_destroy(struct uet_ses *ses)
 	for (i = 0; i < REG_MAX; i++)
 		if (reg[i].ses == ses)
 			reg[i].ses = NULL;
-	for (i = 0; i < ses->nmsgs; i++)
+	for (i = 0; i < ses->nmsgs; i++) {
 		free(ses->msgs[i].state);
+		free(ses->msgs[i].ret_cnt);
+	}
 	for (i = 0; i < ses->nrx; i++)
 		free(ses->rx[i].cnt);
+	for (i = 0; i < ses->nrets; i++)
+		free(ses->rets[i].state);
 	free(ses);
 }
 
@@ -77,7 +89,8 @@ int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 
 	if (op->type == UET_OP_RECV || op->type == UET_OP_TRECV)
 		return 0;
-	if (op->type != UET_OP_SEND && op->type != UET_OP_TSEND)
+	if (op->type != UET_OP_SEND && op->type != UET_OP_TSEND &&
+	    op->type != UET_OP_READ)
 		return UET_ERR_INVAL;
 	if (ses->nmsgs == FAKE_SES_MSGS)
 		return UET_ERR_AGAIN;
@@ -92,6 +105,15 @@ int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 	m->context = op->context;
 	m->len = (uint32_t)len;
 	m->npkts = (m->len + ses->seg - 1) / ses->seg;
+	if (op->type == UET_OP_READ) {
+		/* One request packet; the data comes back. */
+		m->read = true;
+		m->nret = m->npkts;
+		m->npkts = 1;
+		m->ret_cnt = calloc(m->nret, 1);
+		if (!m->ret_cnt)
+			return UET_ERR_NOMEM;
+	}
 	m->state = calloc(m->npkts, 1);
 	if (!m->state)
 		return UET_ERR_NOMEM;
@@ -138,12 +160,40 @@ bool fake_ses_all_done(const struct uet_ses *ses)
 	return true;
 }
 
+/* The next return packet of a read served on pdc. */
+static int ret_next(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
+		    struct uet_ses_pkt *pkt)
+{
+	unsigned i;
+
+	for (i = 0; i < ses->nrets; i++) {
+		struct fake_ret *j = &ses->rets[i];
+		uint32_t n;
+
+		if (j->pdc != pdc || j->next_off >= j->len)
+			continue;
+		n = j->len - j->next_off;
+		if (n > ses->seg)
+			n = ses->seg;
+		pkt->msg = j;
+		pkt->offset = j->next_off;
+		pkt->len = n;
+		pkt->next_hdr = UET_NH_RSP_DATA;
+		pkt->eom = j->next_off + n == j->len;
+		j->next_off += n;
+		return 1;
+	}
+	return 0;
+}
+
 int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		    struct uet_ses_pkt *pkt, uet_time now)
 {
 	unsigned i;
 
 	(void)now;
+	if (!pdc->initiator)
+		return ret_next(ses, pdc, pkt);
 	for (i = 0; i < ses->nmsgs; i++) {
 		struct fake_msg *m = &ses->msgs[i];
 		uint32_t n;
@@ -151,6 +201,15 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		if (m->done || m->next_off >= m->len ||
 		    !uet_addr_equal(&m->peer, &pdc->peer))
 			continue;
+		if (m->read) {
+			pkt->msg = m;
+			pkt->offset = 0;
+			pkt->len = 0;
+			pkt->next_hdr = UET_NH_REQ_STD;
+			pkt->eom = true;
+			m->next_off = m->len;
+			return 1;
+		}
 		n = m->len - m->next_off;
 		if (n > ses->seg)
 			n = ses->seg;
@@ -165,6 +224,34 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	return 0;
 }
 
+/* A return packet: response with data, then the bytes. */
+static int ret_write(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
+		     uint8_t *buf, size_t cap)
+{
+	const struct fake_ret *j = pkt->msg;
+	struct uet_ses_rsp r;
+	uint32_t i;
+	int hl;
+
+	memset(&r, 0, sizeof(r));
+	r.format = UET_NH_RSP_DATA;
+	r.opcode = UET_SES_RESPONSE_W_DATA;
+	r.return_code = UET_RC_OK;
+	r.job_id = ses->cfg.job_id;
+	r.read_request_message_id = j->id;
+	r.payload_length = (uint16_t)pkt->len;
+	r.modified_length = j->len;
+	r.message_offset = pkt->offset;
+	hl = uet_ses_rsp_encode(buf, cap, &r);
+	if (hl < 0)
+		return hl;
+	if ((size_t)hl + pkt->len > cap)
+		return UET_ERR_WIRE_NOSPACE;
+	for (i = 0; i < pkt->len; i++)
+		buf[hl + i] = fake_ses_ret_byte(j->id, pkt->offset + i);
+	return hl + (int)pkt->len;
+}
+
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		     const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
 {
@@ -173,10 +260,11 @@ int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	uint32_t i;
 	int hl;
 
-	(void)pdc;
+	if (!pdc->initiator)
+		return ret_write(ses, pkt, buf, cap);
 	memset(&r, 0, sizeof(r));
 	r.format = UET_NH_REQ_STD;
-	r.opcode = UET_SES_SEND;
+	r.opcode = m->read ? UET_SES_READ : UET_SES_SEND;
 	r.flags = (pkt->offset ? 0 : UET_SES_F_SOM) |
 		  (pkt->eom ? UET_SES_F_EOM : 0) | UET_SES_F_REL;
 	r.message_id = m->id;
@@ -204,7 +292,7 @@ static void msg_complete(struct uet_ses *ses, struct fake_msg *m)
 	m->done = true;
 	memset(&c, 0, sizeof(c));
 	c.context = m->context;
-	c.flags = UET_CF_SEND;
+	c.flags = m->read ? UET_CF_READ : UET_CF_SEND;
 	c.err = m->err;
 	c.prov_errno = m->code;
 	c.len = m->err ? 0 : m->len;
@@ -225,6 +313,35 @@ static bool msg_resolve(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
 	return true;
 }
 
+/* A read is done once its request was acknowledged and all its data
+ * came back. */
+static bool msg_whole(const struct fake_msg *m)
+{
+	return m->acked + m->failed == m->npkts &&
+	       (!m->read || m->ret_got == m->nret);
+}
+
+/* A return packet resolved at the target: once only. */
+static void ret_resolve(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
+			uint8_t how)
+{
+	struct fake_ret *j = pkt->msg;
+	uint32_t k = pkt->offset / ses->seg;
+
+	if (j->state[k]) {
+		ses->resolved_twice++;
+		return;
+	}
+	j->state[k] = how;
+	if (how == 1) {
+		j->acked++;
+		ses->ret_acked++;
+	} else {
+		j->failed++;
+		ses->ret_failed++;
+	}
+}
+
 void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		      const struct uet_ses_pkt *pkt,
 		      const struct uet_ses_reply *reply, uet_time now)
@@ -232,8 +349,11 @@ void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	const struct uet_ses_rsp *rsp = reply ? &reply->rsp : NULL;
 	struct fake_msg *m = pkt->msg;
 
-	(void)pdc;
 	(void)now;
+	if (!pdc->initiator) {
+		ret_resolve(ses, pkt, 1);
+		return;
+	}
 	if (!msg_resolve(ses, pkt, 1))
 		return;
 	ses->acked_pkts++;
@@ -243,6 +363,12 @@ void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		m->last_rc = rsp->return_code;
 		m->last_opcode = rsp->opcode;
 		m->last_len = rsp->modified_length;
+		if (rsp->format != UET_NH_RSP) {
+			m->data_rsps++;
+			m->data_fmt = rsp->format;
+			m->data_len = reply->data_len;
+			memcpy(m->data, reply->data, reply->data_len);
+		}
 		if (rsp->opcode != UET_SES_DEFAULT_RESPONSE &&
 		    rsp->return_code != UET_RC_OK &&
 		    rsp->return_code != UET_RC_NULL && !m->err) {
@@ -250,7 +376,7 @@ void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 			m->code = rsp->return_code;
 		}
 	}
-	if (!m->done && m->acked + m->failed == m->npkts)
+	if (!m->done && msg_whole(m))
 		msg_complete(ses, m);
 }
 
@@ -259,7 +385,10 @@ void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 {
 	struct fake_msg *m = pkt->msg;
 
-	(void)pdc;
+	if (!pdc->initiator) {
+		ret_resolve(ses, pkt, 2);
+		return;
+	}
 	if (!msg_resolve(ses, pkt, 2))
 		return;
 	ses->failed_pkts++;
@@ -308,14 +437,15 @@ const struct fake_rx *fake_ses_rx_find(const struct uet_ses *ses,
 	return NULL;
 }
 
-static void order_check(struct uet_ses *ses, uint32_t pdc, uint64_t key)
+static void order_check(struct uet_ses *ses, uint32_t pdc, uint64_t key,
+			uint64_t *errs)
 {
 	unsigned i, free_i = FAKE_SES_PDCS;
 
 	for (i = 0; i < FAKE_SES_PDCS; i++) {
 		if (ses->last[i].pdc == pdc) {
 			if (key <= ses->last[i].key)
-				ses->order_errs++;
+				(*errs)++;
 			ses->last[i].key = key;
 			return;
 		}
@@ -326,6 +456,29 @@ static void order_check(struct uet_ses *ses, uint32_t pdc, uint64_t key)
 		ses->last[free_i].pdc = pdc;
 		ses->last[free_i].key = key;
 	}
+}
+
+/* A read request: queue its return packets on pdc and wake it. */
+static int read_serve(struct uet_ses *ses, struct uet_pdc_ref *pdc,
+		      const struct uet_ses_req *req, uet_time now)
+{
+	struct fake_ret *j;
+
+	if (ses->nrets == FAKE_SES_RETS)
+		return UET_NACK_NO_SES_MSG_AVAIL;
+	j = &ses->rets[ses->nrets];
+	memset(j, 0, sizeof(*j));
+	j->pdc = pdc;
+	j->id = req->message_id;
+	j->len = req->request_length;
+	j->npkts = (j->len + ses->seg - 1) / ses->seg;
+	j->state = calloc(j->npkts ? j->npkts : 1, 1);
+	if (!j->state)
+		return UET_NACK_NO_RESOURCE;
+	ses->nrets++;
+	ses->rx_pkts++;
+	uet_pds_wake_pdc(ses->pds, pdc, now);
+	return 0;
 }
 
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
@@ -354,6 +507,14 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		if (code)
 			return code;
 	}
+	if (ses->reply_hook) {
+		int code = ses->reply_hook(ses, pdc, req, off, reply);
+
+		if (code)
+			return code;
+	}
+	if (req->opcode == UET_SES_READ)
+		return read_serve(ses, pdc, req, now);
 	r = rx_get(ses, &pdc->peer, req);
 	if (!r)
 		return UET_NACK_NO_SES_MSG_AVAIL;
@@ -373,7 +534,8 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 			break;
 		}
 	}
-	order_check(ses, pdc->id, (uint64_t)req->message_id << 32 | off);
+	order_check(ses, pdc->id, (uint64_t)req->message_id << 32 | off,
+		    &ses->order_errs);
 	return 0;
 }
 
@@ -388,6 +550,22 @@ void uet_ses_pdc_open(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 
 void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 {
+	unsigned i;
+
+	/* Target: the PDC's reads are over. Initiator: what it still
+	 * waits for never comes. */
+	for (i = 0; i < ses->nrets; i++)
+		if (ses->rets[i].pdc == pdc)
+			ses->rets[i].pdc = NULL;
+	for (i = 0; pdc->initiator && i < ses->nmsgs; i++) {
+		struct fake_msg *m = &ses->msgs[i];
+
+		if (m->read && !m->done &&
+		    uet_addr_equal(&m->peer, &pdc->peer)) {
+			m->err = UET_ERR_PEER;
+			msg_complete(ses, m);
+		}
+	}
 	ses->pdc_closes++;
 	ses->pdc_now--;
 	if (pdc->ses_state != ses)
@@ -401,6 +579,11 @@ bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc)
 
 	if (ses->force_busy)
 		return true;
+	for (i = 0; i < ses->nrets; i++)
+		if (ses->rets[i].pdc == pdc &&
+		    ses->rets[i].acked + ses->rets[i].failed <
+		    ses->rets[i].npkts)
+			return true;
 	for (i = 0; i < ses->nmsgs; i++)
 		if (!ses->msgs[i].done &&
 		    uet_addr_equal(&ses->msgs[i].peer, &pdc->peer))
@@ -412,6 +595,263 @@ int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
 		   size_t len, uet_time now)
 {
-	(void)ses; (void)pdc; (void)rsp; (void)payload; (void)len; (void)now;
-	return UET_NACK_UNEXP_EVENT;
+	struct fake_msg *m = NULL;
+	uint32_t k, i;
+	unsigned n;
+
+	(void)now;
+	if (ses->ret_hook) {
+		int code = ses->ret_hook(ses, pdc, rsp);
+
+		if (code)
+			return code;
+	}
+	ses->ret_rx++;
+	for (n = 0; n < ses->nmsgs; n++) {
+		if (ses->msgs[n].read &&
+		    ses->msgs[n].id == rsp->read_request_message_id &&
+		    uet_addr_equal(&ses->msgs[n].peer, &pdc->peer)) {
+			m = &ses->msgs[n];
+			break;
+		}
+	}
+	if (!m || !pdc->initiator || rsp->format != UET_NH_RSP_DATA) {
+		ses->ret_stray++;
+		return 0;
+	}
+	k = rsp->message_offset / ses->seg;
+	if (k >= m->nret || len != rsp->payload_length) {
+		ses->ret_bad++;
+		return 0;
+	}
+	for (i = 0; i < len; i++) {
+		if (payload[i] !=
+		    fake_ses_ret_byte(m->id, rsp->message_offset + i)) {
+			ses->ret_bad++;
+			break;
+		}
+	}
+	order_check(ses, pdc->id | 0x80000000u,
+		    (uint64_t)m->id << 32 | rsp->message_offset,
+		    &ses->ret_order_errs);
+	if (m->ret_cnt[k]++) {
+		ses->ret_dups++;
+		return 0;
+	}
+	m->ret_got++;
+	if (!m->done && msg_whole(m))
+		msg_complete(ses, m);
+	return 0;
 }
+
+/* ---- Connectionless (sublayer.h) ---- */
+
+/* Message ids of connectionless packets: apart from the PDC messages'. */
+#define CL_ID_BASE	0x8000u
+
+int fake_ses_cl_send(struct uet_ses *ses, const struct uet_addr *peer,
+		     uint8_t mode, uint32_t len, bool read, uet_time now)
+{
+	struct fake_cl *c;
+
+	if (ses->ncls == FAKE_SES_CLS)
+		return UET_ERR_AGAIN;
+	if (len > ses->seg || (read && mode != UET_CL_RUDI))
+		return UET_ERR_INVAL;
+	c = &ses->cls[ses->ncls];
+	memset(c, 0, sizeof(*c));
+	c->id = (uint16_t)(CL_ID_BASE + ses->ncls);
+	c->peer = *peer;
+	c->mode = mode;
+	c->read = read;
+	c->len = len;
+	uet_pds_wake_cl(ses->pds, now);
+	return (int)ses->ncls++;
+}
+
+unsigned fake_ses_cl_copies(const struct uet_ses *ses,
+			    const struct uet_addr *peer, uint16_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < ses->nclrx; i++)
+		if (ses->clrx[i].id == id &&
+		    uet_addr_equal(&ses->clrx[i].peer, peer))
+			return ses->clrx[i].cnt;
+	return 0;
+}
+
+static int cl_next(struct uet_ses *ses, struct uet_cl_pkt *cp, uet_time now)
+{
+	unsigned i;
+
+	(void)now;
+	for (i = 0; i < ses->ncls; i++) {
+		struct fake_cl *c = &ses->cls[i];
+
+		if (c->sent)
+			continue;
+		c->sent = true;
+		cp->pkt.msg = c;
+		cp->pkt.offset = 0;
+		cp->pkt.len = c->read ? 0 : c->len;
+		cp->pkt.next_hdr = UET_NH_REQ_STD;
+		cp->pkt.eom = true;
+		cp->peer = c->peer;
+		cp->mode = c->mode;
+		return 1;
+	}
+	return 0;
+}
+
+static int cl_write(struct uet_ses *ses, const struct uet_cl_pkt *cp,
+		    uint8_t *buf, size_t cap)
+{
+	struct fake_cl *c = cp->pkt.msg;
+	struct uet_ses_req r;
+	uint32_t i;
+	int hl;
+
+	c->pkt_id = cp->pkt_id;
+	memset(&r, 0, sizeof(r));
+	r.format = UET_NH_REQ_STD;
+	r.opcode = c->read ? UET_SES_READ : UET_SES_SEND;
+	r.flags = UET_SES_F_SOM | UET_SES_F_EOM | UET_SES_F_REL;
+	r.message_id = c->id;
+	r.request_length = c->len;
+	r.job_id = ses->cfg.job_id;
+	r.initiator = 1;
+	hl = uet_ses_req_encode(buf, cap, &r);
+	if (hl < 0)
+		return hl;
+	if ((size_t)hl + cp->pkt.len > cap)
+		return UET_ERR_WIRE_NOSPACE;
+	for (i = 0; i < cp->pkt.len; i++)
+		buf[hl + i] = fake_ses_byte(c->id, i);
+	return hl + (int)cp->pkt.len;
+}
+
+static void cl_complete(struct uet_ses *ses, struct fake_cl *c)
+{
+	struct uet_completion comp;
+
+	c->done = true;
+	memset(&comp, 0, sizeof(comp));
+	comp.context = c;
+	comp.flags = c->read ? UET_CF_READ : UET_CF_SEND;
+	comp.err = c->err;
+	comp.prov_errno = c->code;
+	comp.len = c->err ? 0 : c->len;
+	ses->cb->complete(ses->user, &comp);
+}
+
+static void cl_done(struct uet_ses *ses, const struct uet_cl_pkt *cp,
+		    const struct uet_ses_rsp *rsp, const uint8_t *data,
+		    size_t len, uet_time now)
+{
+	struct fake_cl *c = cp->pkt.msg;
+	uint32_t i;
+
+	(void)now;
+	c->dones++;
+	if (c->done) {
+		ses->cl_done_twice++;
+		return;
+	}
+	if (rsp) {
+		c->rc = rsp->return_code;
+		c->data_len = (uint32_t)len;
+		if (c->read && (rsp->format == UET_NH_RSP || len != c->len))
+			c->data_bad = true;
+		for (i = 0; i < len; i++)
+			if (data[i] != fake_ses_ret_byte(c->id, i))
+				c->data_bad = true;
+	} else if (c->mode == UET_CL_RUDI) {
+		c->data_bad = true;	/* RUDI always has a response */
+	}
+	cl_complete(ses, c);
+}
+
+static void cl_failed(struct uet_ses *ses, const struct uet_cl_pkt *cp,
+		      int err, uint8_t code)
+{
+	struct fake_cl *c = cp->pkt.msg;
+
+	c->fails++;
+	if (c->done) {
+		ses->cl_done_twice++;
+		return;
+	}
+	c->err = err;
+	c->code = code;
+	cl_complete(ses, c);
+}
+
+static int cl_rx(struct uet_ses *ses, const struct uet_addr *peer,
+		 uint8_t mode, const struct uet_ses_req *req,
+		 const uint8_t *payload, size_t len,
+		 struct uet_cl_reply *reply, uet_time now)
+{
+	struct fake_cl_rx *r = NULL;
+	uint32_t i, n;
+
+	(void)now;
+	if ((mode == UET_CL_RUDI) != (reply != NULL)) {
+		ses->cl_rx_bad++;
+		return UET_NACK_UNEXP_EVENT;
+	}
+	if (ses->cl_hook) {
+		int code = ses->cl_hook(ses, peer, mode, req);
+
+		if (code)
+			return code;
+	}
+	for (i = 0; i < ses->nclrx; i++)
+		if (ses->clrx[i].id == req->message_id &&
+		    uet_addr_equal(&ses->clrx[i].peer, peer))
+			r = &ses->clrx[i];
+	if (!r && ses->nclrx < FAKE_SES_CLS) {
+		r = &ses->clrx[ses->nclrx++];
+		memset(r, 0, sizeof(*r));
+		r->peer = *peer;
+		r->mode = mode;
+		r->id = req->message_id;
+	}
+	if (r)
+		r->cnt++;
+	ses->cl_rx++;
+	if (req->opcode == UET_SES_SEND) {
+		if (len != req->request_length)
+			ses->cl_rx_bad++;
+		for (i = 0; i < len; i++)
+			if (payload[i] != fake_ses_byte(req->message_id, i))
+				ses->cl_rx_bad++;
+	}
+	if (!reply)
+		return 0;
+	reply->rsp.message_id = req->message_id;
+	reply->rsp.job_id = req->job_id;
+	reply->rsp.modified_length = req->request_length;
+	if (req->opcode != UET_SES_READ)
+		return 0;
+	/* Read data inline, as much as one packet holds. */
+	n = req->request_length;
+	if (n > reply->cap)
+		n = (uint32_t)reply->cap;
+	reply->rsp.format = UET_NH_RSP_DATA;
+	reply->rsp.opcode = UET_SES_RESPONSE_W_DATA;
+	reply->rsp.read_request_message_id = req->message_id;
+	reply->rsp.message_id = 0;
+	for (i = 0; i < n; i++)
+		reply->data[i] = fake_ses_ret_byte(req->message_id, i);
+	reply->data_len = n;
+	return 0;
+}
+
+static const struct uet_ses_cl_ops fake_ses_cl_ops = {
+	.next = cl_next,
+	.write = cl_write,
+	.done = cl_done,
+	.failed = cl_failed,
+	.rx = cl_rx,
+};

@@ -56,13 +56,18 @@ int uet_harness_init_each(struct uet_harness *h, unsigned n,
 			  const struct uet_fep_config *cfgs,
 			  const struct uet_mem_config *mcfg, uint64_t seed)
 {
+	struct uet_mem_config mc = { .pool = 0 };
 	unsigned i;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	if (!n || n > UET_HARNESS_MAX)
 		return UET_ERR_INVAL;
-	rc = uet_mem_net_create(&h->net, mcfg);
+	if (mcfg)
+		mc = *mcfg;
+	if (!mc.spray_bits)
+		mc.spray_bits = UET_HARNESS_SPRAY_BITS;
+	rc = uet_mem_net_create(&h->net, &mc);
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++) {
@@ -115,6 +120,24 @@ void uet_harness_kill(struct uet_harness *h, unsigned i)
 		nd->port->ops->close(nd->port);
 	nd->fep = NULL;
 	nd->port = NULL;
+}
+
+int uet_harness_revive(struct uet_harness *h, unsigned i)
+{
+	struct uet_harness_node *nd = &h->node[i];
+	int rc;
+
+	if (i >= h->n || nd->fep)
+		return UET_ERR_INVAL;
+	rc = uet_mem_port_open(&nd->port, h->net, &nd->addr);
+	if (rc)
+		return rc;
+	rc = uet_fep_open(&nd->fep, &nd->cfg, &h_cb, nd, h->now);
+	if (rc) {
+		nd->port->ops->close(nd->port);
+		nd->port = NULL;
+	}
+	return rc;
 }
 
 void uet_harness_fini(struct uet_harness *h)

@@ -21,6 +21,9 @@
  *  - on_trace(h, node, dir, pi, pkt, len): the fep's callbacks.trace.
  * Each node's callbacks.rand is a seeded xorshift (seed + node index), so
  * start PSNs and PDC ids are reproducible. The fep's `user` is the node.
+ * Ports spray like the UDP port with its default k (uet/mem.h Addresses:
+ * UET_HARNESS_SPRAY_BITS unless mcfg names its own spray_bits), so only
+ * packets sent with info.home show a node's home address.
  * Impairments: uet_mem_port_set_impair(h.node[i].port, &imp) shapes the
  * link *into* node i.
  */
@@ -37,6 +40,7 @@
 #define UET_HARNESS_MAX		4
 #define UET_HARNESS_PORT	4793
 #define UET_HARNESS_PKT_MAX	9216
+#define UET_HARNESS_SPRAY_BITS	3
 
 struct uet_harness;
 
@@ -90,6 +94,10 @@ int uet_harness_init_each(struct uet_harness *h, unsigned n,
 void uet_harness_fini(struct uet_harness *h);
 /* Close node i's fep and port: a peer that died (packets to it vanish). */
 void uet_harness_kill(struct uet_harness *h, unsigned i);
+/* Open a fresh fep and port for a killed node i, at its address and with
+ * its config: a peer that restarted and remembers nothing. 0 or
+ * UET_ERR_*. */
+int uet_harness_revive(struct uet_harness *h, unsigned i);
 
 /* Send everything every fep has now. */
 void uet_harness_flush(struct uet_harness *h);

@@ -1,4 +1,5 @@
-/* Initiator role of a PDC (see ini.h). */
+/* Initiator role of a PDC, and the sending side of either direction
+ * (see ini.h). */
 #include <assert.h>
 #include <string.h>
 
@@ -6,11 +7,24 @@
 
 #include "ini.h"
 #include "pds.h"
+#include "tgt.h"
 
+/* Does the direction this PDC sends (its rtb) live? The forward one from
+ * the first SYN to the CLOSE's ACK; the return one while the target PDC
+ * is established (a CLOSE ends it, §3.4). */
 static bool ini_active(const struct uet_pdc *pdc)
 {
+	if (!pdc->ref.initiator)
+		return pdc->state == UET_PDC_EST;
 	return pdc->state == UET_PDC_SYN || pdc->state == UET_PDC_EST ||
 	       pdc->state == UET_PDC_CLOSING;
+}
+
+void uet_ini_heard(struct uet_pdc *pdc, uet_time now)
+{
+	pdc->heard_at = now;
+	pdc->probes = 0;
+	pdc->probe_at = UET_TIME_NONE;
 }
 
 /* The RTO of a packet resent n times (pds.h: Loss). */
@@ -56,9 +70,10 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 	       !(e->fl & (UET_RTB_ACKED | UET_RTB_SACKED));
 }
 
-/* The ACK for psn arrived: tell SES (rsp NULL: cumulative, §5.4 step 3). */
+/* The ACK for psn arrived: tell SES (reply NULL: cumulative, §5.4 step
+ * 3). */
 static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
-		      const struct uet_ses_rsp *rsp, uet_time *newest,
+		      const struct uet_ses_reply *reply, uet_time *newest,
 		      uet_time now)
 {
 	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
@@ -70,8 +85,7 @@ static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
 	e->fl |= UET_RTB_ACKED;
 	if (!(e->fl & UET_RTB_CLOSE))
-		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, rsp ? &(struct
-				 uet_ses_reply){ .rsp = *rsp } : NULL, now);
+		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, reply, now);
 }
 
 static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
@@ -157,16 +171,23 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uet_time newest = UET_TIME_NONE, exact;
 	unsigned n = 0;
 
-	/* §5.4 step 1: the PDC, its peer, the PSNs. */
+	/* §5.4 step 1: the PDC (by our id; the FA only, pds.h: Addresses),
+	 * its peer, the PSNs. */
 	pdc = uet_pdc_find_id(pds, a->dpdcid);
-	if (!pdc || !pdc->ref.initiator || !ini_active(pdc) ||
-	    !uet_addr_equal(&pdc->ref.peer, &pi->src) || !a->spdcid ||
+	if (!pdc || !ini_active(pdc) ||
+	    !uet_pdc_fa_is(pdc, &pi->src) || !a->spdcid ||
 	    (pdc->state != UET_PDC_SYN && a->spdcid != pdc->rid)) {
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
 	}
 	if (h->flags & UET_PDS_F_P) {
 		/* We send no PROBE: nothing this could answer. */
+		pds->st->drop_other++;
+		return UET_ERR_INVAL;
+	}
+	/* §9 Reads: at most Max_ACK_Data_Size rides in an ACK. */
+	if (p->has_rsp && p->rsp.format != UET_NH_RSP &&
+	    p->payload_len > UET_ACK_DATA_MAX) {
 		pds->st->drop_other++;
 		return UET_ERR_INVAL;
 	}
@@ -185,18 +206,29 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pdc->state = UET_PDC_EST;
 	}
 	pdc->last_act = now;
+	uet_ini_heard(pdc, now);
 
 	exact = ini_exact(pdc, ack_psn, h->flags);
 	/* Step 2: ACK_PSN gets the response (once). */
 	if (uet_rtb_holds(rtb, ack_psn) &&
 	    !(uet_rtb_get(rtb, ack_psn)->fl & UET_RTB_ACKED)) {
-		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &p->rsp : NULL,
+		struct uet_ses_reply reply;
+
+		if (p->has_rsp) {
+			memset(&reply, 0, sizeof(reply));
+			reply.rsp = p->rsp;
+			if (p->rsp.format != UET_NH_RSP) {
+				reply.data_len = (uint8_t)p->payload_len;
+				memcpy(reply.data, p->payload, p->payload_len);
+			}
+		}
+		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &reply : NULL,
 			  &newest, now);
 		n++;
 	}
 	if (req == UET_PDS_F_REQ_CLEAR)
 		rtb->clear_want = uet_psn_max(rtb->clear_want, ack_psn);
-	else if (req == UET_PDS_F_REQ_CLOSE)
+	else if (req == UET_PDS_F_REQ_CLOSE && pdc->ref.initiator)
 		pdc->close_wanted = true;
 	/* Step 3: everything up to CACK, without a response. */
 	for (psn = rtb->base; uet_psn_le(psn, cack); psn++) {
@@ -255,24 +287,33 @@ int uet_ini_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 	case UET_CTL_CLEAR_REQ:
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CLEAR);
 		break;
+	case UET_CTL_ACK_REQ:
+	case UET_CTL_CLEAR:
+		/* The return direction we receive, like a target its
+		 * forward one. */
+		uet_ini_heard(pdc, now);
+		return uet_tgt_rx_ctrl(pds, pdc, pi, h, now);
 	default:
-		/* No return direction yet: ACK_REQ, CLOSE... make no sense
-		 * at an initiator; PROBE and credit CPs are not supported. */
-		uet_nack_queue(pds, pi, UET_NACK_UNEXP_EVENT, h->ctrl.psn,
-			       pdc->lid, h->ctrl.spdcid, h->flags, 0);
+		/* CLOSE makes no sense at an initiator; PROBE and credit CPs
+		 * are not supported. */
+		uet_nack_queue(pds, pi, &pdc->ref.peer, UET_NACK_UNEXP_EVENT,
+			       h->ctrl.psn, pdc->lid, h->ctrl.spdcid, h->flags,
+			       0);
 		pds->st->drop_other++;
 		return UET_ERR_INVAL;
 	}
 	pdc->last_act = now;
+	uet_ini_heard(pdc, now);
 	uet_pdc_rearm(pds, pdc);
 	return 0;
 }
 
-/* Idle: nothing in flight or queued, no control work. */
+/* Idle: nothing in flight or queued either way, no control work. */
 static bool ini_idle(const struct uet_pdc *pdc)
 {
 	return (pdc->state == UET_PDC_EST || pdc->state == UET_PDC_SYN) &&
-	       !uet_rtb_used(&pdc->rtb) && !pdc->tx_want && !pdc->ctl;
+	       !uet_rtb_used(&pdc->rtb) && !pdc->tx_want && !pdc->ctl &&
+	       pdc->rx.ack_at == UET_TIME_NONE;
 }
 
 /* Close as soon as idle: the peer asked, or another peer waits for a
@@ -282,15 +323,29 @@ static bool ini_close_now(const struct uet_pds *pds, const struct uet_pdc *pdc)
 	return pdc->close_wanted || pds->nwaiting;
 }
 
+/* When an idle PDC is to be looked at: closed, or (SES busy) probed. */
+static uet_time ini_idle_at(const struct uet_pds *pds,
+			    const struct uet_pdc *pdc)
+{
+	if (ini_close_now(pds, pdc))
+		return pdc->last_act;
+	return pds->cfg.pdc_idle ? pdc->last_act + pds->cfg.pdc_idle :
+				   UET_TIME_NONE;
+}
+
 uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	uet_time t = uet_rtb_next_timer(&pdc->rtb), idle;
+	uet_time t = uet_rtb_next_timer(&pdc->rtb), at;
 
-	if (ini_idle(pdc) && (ini_close_now(pds, pdc) || pds->cfg.pdc_idle)) {
-		idle = ini_close_now(pds, pdc) ? pdc->last_act :
-					   pdc->last_act + pds->cfg.pdc_idle;
-		if (idle < t)
-			t = idle;
+	/* The delayed ACK of return-direction packets. */
+	if (!(pdc->ctl & UET_PDC_CTL_ACK) && pdc->rx.ack_at < t)
+		t = pdc->rx.ack_at;
+	if (ini_idle(pdc)) {
+		at = ini_idle_at(pds, pdc);
+		if (at < t)
+			t = at;
+		if (pdc->probe_at < t)
+			t = pdc->probe_at;
 	}
 	return t;
 }
@@ -314,7 +369,7 @@ static void ini_close(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	ent_due(pds, pdc, e, UET_RTB_DUE);
 }
 
-void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	uint32_t psn;
@@ -334,7 +389,7 @@ void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 			/* §7.1: bounded retries, then close in error. */
 			if (e->retx >= pds->cfg.max_retx) {
 				uet_pdc_fail(pds, pdc, 0);
-				return;
+				return false;
 			}
 			e->retx++;
 			if (e->fl & UET_RTB_SACKED) {
@@ -348,19 +403,60 @@ void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 			ent_due(pds, pdc, e, UET_RTB_DUE);
 		}
 	}
+	return true;
+}
+
+/* SES keeps an idle PDC busy: a message still being put together, or one
+ * waiting for something from the target (read data in the return
+ * direction, a rendezvous pull). With nothing of ours in flight no RTO
+ * would notice a dead target, so after silence (pdc_idle, else rto_max)
+ * ask it for the ACK of the last PSN it acknowledged: any answer proves it
+ * alive; max_retx + 1 unanswered, backing off like RTOs, fail the PDC,
+ * and with it what SES waits for (uet_ses_pdc_closed). Returns false when
+ * the PDC failed. */
+static bool ini_probe(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	uet_time quiet = pds->cfg.pdc_idle ? pds->cfg.pdc_idle :
+					     pds->cfg.rto_max;
+
+	if (pdc->state != UET_PDC_EST)
+		return true;
+	if (now < pdc->heard_at + quiet) {
+		pdc->probe_at = pdc->heard_at + quiet;
+		return true;
+	}
+	if (pdc->probe_at != UET_TIME_NONE && now < pdc->probe_at)
+		return true;
+	if (pdc->probes > pds->cfg.max_retx) {
+		uet_pdc_fail(pds, pdc, 0);
+		return false;
+	}
+	pdc->probe_at = now + ini_rto(pds, pdc, pdc->probes);
+	pdc->probes++;
+	uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_PROBE);
+	return true;
+}
+
+void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	if (!uet_ini_rto(pds, pdc, now))
+		return;
+	uet_tgt_ack_timeout(pds, pdc, now);
 	if (!ini_idle(pdc) ||
-	    (!ini_close_now(pds, pdc) &&
-	     (!pds->cfg.pdc_idle || now < pdc->last_act + pds->cfg.pdc_idle)))
+	    (now < ini_idle_at(pds, pdc) && now < pdc->probe_at))
 		return;
 	if (uet_ses_pdc_busy(pds->ses, &pdc->ref)) {
-		/* A message is still being put together: look again
-		 * later. */
-		pdc->last_act = now;
-		if (ini_close_now(pds, pdc))
-			pdc->last_act = now + pds->cfg.rto_min;
+		/* Look again later; meanwhile make sure the target is
+		 * there. */
+		if (now >= ini_idle_at(pds, pdc))
+			pdc->last_act = ini_close_now(pds, pdc) ?
+				now + pds->cfg.rto_min : now;
+		ini_probe(pds, pdc, now);
 		return;
 	}
-	ini_close(pds, pdc, now);
+	pdc->probe_at = UET_TIME_NONE;
+	if (now >= ini_idle_at(pds, pdc))
+		ini_close(pds, pdc, now);
 }
 
 bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc)
@@ -387,7 +483,7 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
-	bool resend = e->fl & UET_RTB_SENT;
+	bool resend = e->fl & UET_RTB_SENT, syn;
 	struct uet_pds_hdr h;
 	ssize_t n;
 	int hl, sl;
@@ -421,7 +517,8 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		 * (§6, REF). */
 		h.req.clear_psn_offset =
 			(int16_t)(int32_t)(rtb->base - 1 - psn);
-		if (pdc->state == UET_PDC_SYN) {
+		syn = pdc->state == UET_PDC_SYN;
+		if (syn) {
 			/* §3.2: the target derives Start_PSN from any SYN. */
 			h.flags |= UET_PDS_F_SYN;
 			h.req.psn_offset = (uint16_t)(psn - rtb->start);
@@ -440,6 +537,9 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		pi->src = pds->cfg.local;
 		pi->dst = pdc->ref.peer;
 		pi->entropy = uet_pdc_entropy(pds, pdc);
+		/* SYN packets introduce us: from the home port, so that the
+		 * target learns our address (pds.h: Addresses). */
+		pi->home = syn;
 		pi->ecn = pds->cfg.ecn;
 		pi->ts = now;
 		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
@@ -457,6 +557,8 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 			pds->st->retx_nack++;
 		else
 			pds->st->retx_rto++;
+	} else if (!pdc->ref.initiator) {
+		pds->st->ret_tx++;
 	}
 	e->by_nack = false;
 	pdc->last_act = now;
@@ -471,6 +573,23 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_pds_hdr h;
 
 	memset(&h, 0, sizeof(h));
+	if (pdc->ctl & UET_PDC_CTL_PROBE) {
+		pdc->ctl &= ~UET_PDC_CTL_PROBE;
+		if (pdc->state != UET_PDC_EST)
+			return 0;
+		/* ini_probe: the ACK of the last PSN acknowledged. */
+		h.type = UET_PDS_CTRL;
+		h.next_hdr = UET_CTL_ACK_REQ;
+		h.flags = UET_PDS_F_AR;
+		h.ctrl.psn = rtb->base - 1;
+		h.ctrl.spdcid = pdc->lid;
+		h.ctrl.dpdcid = pdc->rid;
+		pdc->last_act = now;
+		pds->st->probes_tx++;
+		return uet_pds_emit(pds, pi, &pdc->ref.peer,
+				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
+				    cap, now);
+	}
 	if (pdc->ctl & UET_PDC_CTL_CRACK) {
 		pdc->ctl &= ~UET_PDC_CTL_CRACK;
 		h.type = UET_PDS_ACK;

@@ -1,11 +1,18 @@
 /* The initiator role of a PDC (pds-behaviour §3.1-§3.4, §5.4, §6, §7):
  * sending requests with SYN until the first ACK, processing ACKs (ACK_PSN
  * with its SES response, CACK, SACK, MPR), CLEAR, retransmission on RTO
- * with exponential backoff, reactions to NACKs, idle close.
+ * with exponential backoff, reactions to NACKs, idle close, liveness
+ * probes while SES waits on an idle PDC.
+ *
+ * The sending side of a direction is the same whichever role sends it:
+ * a target PDC sends the return direction (read data, sublayer.h) with
+ * these functions too, on its own rtb (uet_ini_poll_new, _poll_retx,
+ * _rx_ack, _rto and the NACK reactions work on either role).
  */
 #ifndef UET_PDS_INI_H
 #define UET_PDS_INI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,15 +24,23 @@
 struct uet_pds;
 struct uet_pdc;
 
+/* An ACK: of the forward direction at an initiator PDC, of the return
+ * direction at a target PDC. */
 int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		   const struct uet_pkt *p, uet_time now);
-/* CLOSE_REQ and CLEAR_REQ from the target. */
+/* CLOSE_REQ and CLEAR_REQ from the target; ACK_REQ and CLEAR about the
+ * return direction. */
 int uet_ini_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
 		    uet_time now);
 
 uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_ini_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+/* The RTOs of the direction this PDC sends that are due; false when they
+ * failed the PDC (the slot is free then). */
+bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+/* The peer of pdc was heard from: no liveness probe is due. */
+void uet_ini_heard(struct uet_pdc *pdc, uet_time now);
 
 /* May the PDC send a new packet now (window, ring, MP_RANGE, SYN span)? */
 bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc);

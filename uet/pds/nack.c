@@ -3,6 +3,7 @@
 
 #include "uet/err.h"
 
+#include "cl.h"
 #include "ini.h"
 #include "nack.h"
 #include "pds.h"
@@ -45,8 +46,9 @@ enum uet_nack_class uet_nack_class(uint8_t code)
 }
 
 void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
-		    uint8_t code, uint32_t psn, uint16_t our_id,
-		    uint16_t their_id, uint8_t req_flags, uint32_t payload)
+		    const struct uet_addr *dst, uint8_t code, uint32_t psn,
+		    uint16_t our_id, uint16_t their_id, uint8_t req_flags,
+		    uint32_t payload)
 {
 	struct uet_nack_q *q = &pds->nacks;
 	struct uet_nack_ent *n;
@@ -58,7 +60,7 @@ void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	n = &q->ring[(q->head + q->n++) % UET_NACK_Q_LEN];
 	memset(n, 0, sizeof(*n));
-	n->dst = pi->src;
+	n->dst = dst ? *dst : pi->src;
 	n->psn = psn;
 	n->payload = payload;
 	n->spdcid = our_id;
@@ -107,20 +109,33 @@ int uet_nack_rx(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	struct uet_rtb_ent *e;
 	struct uet_pdc *pdc;
 
-	if (h->flags & UET_PDS_F_NT) {
-		/* A RUDI NACK: uet sends no RUDI. */
-		pds->st->drop_other++;
-		return UET_ERR_INVAL;
-	}
+	if (h->flags & UET_PDS_F_NT)
+		return uet_cl_rx_nack(pds, pi, h, now);
+	/* By our id and the peer's FA (pds.h: Addresses); a NACK names
+	 * the peer's PDC unless the peer had none (spdcid 0). At an
+	 * initiator PDC it is about the forward direction, at a target PDC
+	 * about the return direction we send. */
 	pdc = uet_pdc_find_id(pds, k->dpdcid);
-	if (!pdc || !pdc->ref.initiator ||
-	    !uet_addr_equal(&pdc->ref.peer, &pi->src) ||
-	    (pdc->state != UET_PDC_SYN && pdc->state != UET_PDC_EST &&
-	     pdc->state != UET_PDC_CLOSING)) {
+	if (!pdc || !uet_pdc_fa_is(pdc, &pi->src) ||
+	    (k->spdcid && pdc->rid && k->spdcid != pdc->rid) ||
+	    (pdc->ref.initiator ? pdc->state != UET_PDC_SYN &&
+	     pdc->state != UET_PDC_EST && pdc->state != UET_PDC_CLOSING :
+	     pdc->state != UET_PDC_EST)) {
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
 	}
 	pds->st->nacks_rx++;
+	if (pdc->ref.initiator) {
+		/* The target is there. If it refuses a liveness probe (the
+		 * PSN before base) for good, it forgot the PDC. */
+		bool probe = pdc->probes && k->psn == pdc->rtb.base - 1;
+
+		uet_ini_heard(pdc, now);
+		if (probe && cls == UET_NACK_FATAL) {
+			uet_pdc_fail(pds, pdc, k->code);
+			return 0;
+		}
+	}
 	/* §4 (spec MUST via REF): a NACK outside what is in flight, or for
 	 * a packet already acknowledged, changes nothing. */
 	if (!uet_rtb_holds(&pdc->rtb, k->psn))

@@ -46,11 +46,14 @@ enum uet_nack_class {
 
 enum uet_nack_class uet_nack_class(uint8_t code);
 
-/* Queue a NACK answering a request (psn, spdcid and flags of the
- * offending packet; the M flag is set when it arrived CE-marked). */
+/* Queue a NACK answering a packet (psn, spdcid and flags of the
+ * offending packet; the M flag is set when it arrived CE-marked), to dst:
+ * the peer of its PDC, or NULL for the address it came from (no PDC
+ * knows the sender's home address then, uet/udp.h). */
 void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
-		    uint8_t code, uint32_t psn, uint16_t our_id,
-		    uint16_t their_id, uint8_t req_flags, uint32_t payload);
+		    const struct uet_addr *dst, uint8_t code, uint32_t psn,
+		    uint16_t our_id, uint16_t their_id, uint8_t req_flags,
+		    uint32_t payload);
 ssize_t uet_nack_poll(struct uet_pds *pds, struct uet_pkt_info *pi,
 		      uint8_t *buf, size_t cap, uet_time now);
 /* A NACK arrived (initiator side). */

@@ -231,16 +231,19 @@ Test(nack, header_mismatch)
 	struct uet_pds_hdr h;
 	const struct tlog *n;
 
-	t_init(3, NULL, NULL);
+	t_init(2, NULL, NULL);
 	p = t_establish_ids(0, 1);
-	/* Right DPDCID, wrong sender. */
-	h = t_req_hdr(UET_PDS_RUD_REQ, p.next, p.iid, p.tid);
-	cr_assert_neq(t_inject_req(2, 1, &h, 1), 0);
+	/* Right DPDCID and FA, wrong SPDCID (another sender from there:
+	 * addr_test has the other FAs). */
+	h = t_req_hdr(UET_PDS_RUD_REQ, p.next, (uint16_t)(p.iid + 1), p.tid);
+	cr_assert_neq(t_inject_req(0, 1, &h, 1), 0);
 	uet_harness_flush(&T.h);
 	n = t_nth(1, UET_PDS_NACK, 0);
 	cr_assert_not_null(n);
 	cr_assert_eq(n->p.pds.nack.code, UET_NACK_PDC_HDR_MISMATCH);
-	cr_assert(uet_addr_equal(&n->pi.dst, &T.h.node[2].addr));
+	cr_assert_eq(n->p.pds.nack.dpdcid, (uint16_t)(p.iid + 1));
+	cr_assert(uet_addr_equal(&n->pi.dst, &T.h.node[0].addr));
+	cr_assert_eq(t_stats(1).drop_pdc, 1);
 }
 
 Test(nack, malformed_dropped_and_counted)

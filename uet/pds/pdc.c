@@ -168,7 +168,8 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	pdc->ref.peer = *peer;
 	pdc->ref.initiator = initiator;
 	pdc->entropy = (uint16_t)(uet_pds_rand32(pds) % pds->cfg.entropy_count);
-	pdc->last_act = now;
+	pdc->last_act = pdc->heard_at = now;
+	pdc->probe_at = UET_TIME_NONE;
 	pdc->linger_until = UET_TIME_NONE;
 	uet_rtb_init(&pdc->rtb, &pds->rtb_ents[slot * pds->rtb_cap],
 		     pds->rtb_cap, start);

@@ -3,16 +3,19 @@
  * found by local id (dpdcid of received packets), by peer (the initiator
  * PDC SES sends on) and by {peer, peer's id} (target side, SYN phase).
  *
- * Only the forward direction is implemented: an initiator PDC sends
- * requests (rtb) and receives ACKs; a target PDC receives requests (acktr)
- * and sends ACKs. Read return data will use rtb on the target and acktr on
- * the initiator of the same PDC (both are in every slot already).
+ * Each PDC has both directions, each with its own PSN space: the side
+ * that sends a direction keeps its packets in rtb (ini.c), the side that
+ * receives it tracks them in rx (tgt.c). The forward direction: the
+ * initiator's rtb, the target's rx. The return direction (read data,
+ * sublayer.h): the target's rtb, the initiator's rx. A packet reaching a
+ * PDC tells which direction it belongs to by the PDC's role.
  */
 #ifndef UET_PDS_PDC_H
 #define UET_PDS_PDC_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/sublayer.h"
 
@@ -37,8 +40,9 @@ enum uet_pdc_state {
 /* Control work waiting in pds->ctl_q (uet_pdc.ctl bits). */
 #define UET_PDC_CTL_ACK		0x01	/* target: the regular ACK */
 #define UET_PDC_CTL_GTD		0x02	/* target: kept responses to (re)send */
-#define UET_PDC_CTL_CLEAR	0x04	/* initiator: a CLEAR CP */
+#define UET_PDC_CTL_CLEAR	0x04	/* sender: a CLEAR CP */
 #define UET_PDC_CTL_CRACK	0x08	/* initiator: ACK a CLOSE_REQ */
+#define UET_PDC_CTL_PROBE	0x10	/* initiator: is the target alive? */
 
 struct uet_pdc {
 	struct uet_pdc_ref ref;		/* what SES sees; ref.id = lid */
@@ -54,7 +58,11 @@ struct uet_pdc {
 	uint32_t close_psn;		/* CLOSE (target: acknowledged) */
 	uint32_t cr_psn;		/* initiator: CLOSE_REQ to ACK */
 	uet_time last_act;		/* last packet sent or received */
+	uet_time heard_at;		/* last packet from the peer */
+	uet_time probe_at;		/* initiator: next liveness probe */
+	uint8_t probes;			/* initiator: probes unanswered */
 	uet_time linger_until;		/* CLOSED: free after this */
+	uet_time reap_at;		/* target: reap deferred to this */
 
 	struct uet_heap_node timer;
 	bool due;			/* in uet_pds_handle_timeout's batch */
@@ -64,11 +72,22 @@ struct uet_pdc {
 	struct uet_pdc *id_next;	/* id hash chain / free list */
 	struct uet_pdc *peer_next;	/* peer hash chain */
 
-	struct uet_rtb rtb;		/* initiator: requests in flight */
-	struct uet_rtt rtt;		/* initiator: RTT estimate, its RTO */
-	struct uet_acktr rx;		/* target: requests received */
+	struct uet_rtb rtb;		/* the direction we send: in flight */
+	struct uet_rtt rtt;		/* its RTT estimate, its RTO */
+	struct uet_acktr rx;		/* the direction we receive */
 	struct uet_cc cc;
 };
+
+/* Does a packet from addr come from the peer's Fabric Address? The IP
+ * only: the source port of a sprayed packet is entropy (uet/udp.h). */
+static inline bool uet_pdc_fa_is(const struct uet_pdc *pdc,
+				 const struct uet_addr *addr)
+{
+	const struct uet_addr *p = &pdc->ref.peer;
+
+	return p->af == addr->af &&
+	       !memcmp(p->ip, addr->ip, p->af == UET_AF_INET ? 4 : 16);
+}
 
 /* Pool and hashes, sized from cfg (pdc_max, window). 0 or UET_ERR_NOMEM. */
 int uet_pdc_pool_init(struct uet_pds *pds);

@@ -99,6 +99,8 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 	if (!rc)
 		rc = uet_acktr_pool_init(&pds->gtd, ngtd);
 	if (!rc)
+		rc = uet_cl_init(pds);
+	if (!rc)
 		rc = uet_heap_init(&pds->timers, cfg->pdc_max);
 	if (!rc) {
 		pds->due = calloc(cfg->pdc_max, sizeof(*pds->due));
@@ -122,6 +124,7 @@ void uet_pds_destroy(struct uet_pds *pds)
 	if (!pds)
 		return;
 	free(pds->due);
+	uet_cl_fini(pds);
 	uet_heap_fini(&pds->timers);
 	uet_acktr_pool_fini(&pds->gtd);
 	uet_pdc_pool_fini(pds);
@@ -197,14 +200,18 @@ int uet_pds_rx_ctrl(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	pds_tick(pds, now);
 	/* uet never sends a CP in the SYN phase: nothing can be for us. */
 	pdc = h->flags & UET_PDS_F_SYN ? NULL : uet_pdc_find_id(pds, c->dpdcid);
+	if (pdc && pdc->state != UET_PDC_DEAD && !uet_pdc_fa_is(pdc, &pi->src)) {
+		/* Someone else claims our PDC: never answered (pds.h). */
+		pds->st->drop_pdc++;
+		return UET_ERR_INVAL;
+	}
 	if (!pdc || pdc->state == UET_PDC_DEAD ||
-	    !uet_addr_equal(&pdc->ref.peer, &pi->src) ||
 	    (pdc->rid && c->spdcid != pdc->rid)) {
 		pds->st->drop_pdc++;
 		/* CLEAR is untracked: nobody waits for an answer (§8). */
 		if (h->next_hdr != UET_CTL_CLEAR)
-			uet_nack_queue(pds, pi, UET_NACK_INV_DPDCID, c->psn, 0,
-				       c->spdcid, h->flags, 0);
+			uet_nack_queue(pds, pi, NULL, UET_NACK_INV_DPDCID,
+				       c->psn, 0, c->spdcid, h->flags, 0);
 		return UET_ERR_INVAL;
 	}
 	return pdc->ref.initiator ? uet_ini_rx_ctrl(pds, pdc, pi, h, now) :
@@ -225,6 +232,8 @@ int uet_pds_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	if (h.type == UET_PDS_RUD_REQ || h.type == UET_PDS_ROD_REQ)
 		return uet_tgt_rx_trimmed(pds, pi, &h, now);
+	if (h.type == UET_PDS_RUDI_REQ || h.type == UET_PDS_UUD_REQ)
+		return uet_cl_rx_trimmed(pds, pi, &h, now);
 	/* ACKs, NACKs and CPs are too short to trim; nothing to answer. */
 	pds->st->drop_other++;
 	return UET_ERR_INVAL;
@@ -241,9 +250,11 @@ ssize_t uet_pds_poll_ctl(struct uet_pds *pds, struct uet_pkt_info *pi,
 						       ctl_link);
 		ssize_t n;
 
-		n = pdc->ref.initiator ?
-			uet_ini_poll_ctl(pds, pdc, pi, buf, cap, now) :
-			uet_tgt_poll_ctl(pds, pdc, pi, buf, cap, now);
+		/* Both directions: the ACKs of the one we receive, the
+		 * CPs of the one we send. */
+		n = uet_tgt_poll_ctl(pds, pdc, pi, buf, cap, now);
+		if (!n)
+			n = uet_ini_poll_ctl(pds, pdc, pi, buf, cap, now);
 		/* Round robin: a PDC with more to say goes to the back. */
 		uet_list_del(&pdc->ctl_link);
 		if (!n)
@@ -254,7 +265,8 @@ ssize_t uet_pds_poll_ctl(struct uet_pds *pds, struct uet_pkt_info *pi,
 		if (n)
 			return n;
 	}
-	return 0;
+	/* RUDI answers, like ACKs and NACKs. */
+	return uet_cl_poll_answer(pds, pi, buf, cap, now);
 }
 
 ssize_t uet_pds_poll_retx(struct uet_pds *pds, struct uet_pkt_info *pi,
@@ -275,22 +287,29 @@ ssize_t uet_pds_poll_retx(struct uet_pds *pds, struct uet_pkt_info *pi,
 		if (n)
 			return n;
 	}
-	return 0;
+	return uet_cl_poll_retx(pds, pi, buf, cap, now);
 }
 
 ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 			 uint8_t *buf, size_t cap, uet_time now)
 {
 	struct uet_list *l;
+	ssize_t n;
 
 	pds_tick(pds, now);
+	/* Connectionless packets take every other turn with the PDCs. */
+	pds->cl.turn = !pds->cl.turn;
+	if (pds->cl.turn) {
+		n = uet_cl_poll_new(pds, pi, buf, cap, now);
+		if (n)
+			return n;
+	}
 	/* Every PDC visited leaves the queue, so this ends; those that sent
 	 * go to the back (round robin), blocked ones come back when an ACK
 	 * opens their window, idle ones when SES wakes them. */
 	while ((l = uet_list_first(&pds->ready_q))) {
 		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
 						       ready_link);
-		ssize_t n;
 
 		uet_list_del(&pdc->ready_link);
 		if (!pdc->tx_want || !uet_ini_can_send(pds, pdc))
@@ -302,14 +321,16 @@ ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 		if (n)
 			return n;
 	}
-	return 0;
+	return pds->cl.turn ? 0 : uet_cl_poll_new(pds, pi, buf, cap, now);
 }
 
 uet_time uet_pds_next_timeout(const struct uet_pds *pds)
 {
 	const struct uet_heap_node *nd = uet_heap_top(&pds->timers);
+	uet_time t = nd ? nd->key : UET_TIME_NONE, c;
 
-	return nd ? nd->key : UET_TIME_NONE;
+	c = uet_cl_next_timeout(pds);
+	return c < t ? c : t;
 }
 
 void uet_pds_handle_timeout(struct uet_pds *pds, uet_time now)
@@ -337,25 +358,38 @@ void uet_pds_handle_timeout(struct uet_pds *pds, uet_time now)
 		pdc->due = false;
 		uet_pdc_timeout(pds, pdc, now);
 	}
+	uet_cl_timeout(pds, now);
 }
 
 ssize_t uet_pds_emit(struct uet_pds *pds, struct uet_pkt_info *pi,
 		     const struct uet_addr *dst, uint16_t entropy,
-		     const struct uet_pds_hdr *h, const struct uet_ses_rsp *rsp,
-		     uint8_t *buf, size_t cap, uet_time now)
+		     const struct uet_pds_hdr *h,
+		     const struct uet_ses_reply *reply, uint8_t *buf,
+		     size_t cap, uet_time now)
 {
+	size_t dlen = 0;
 	struct uet_pkt p;
 	int n;
 
 	memset(&p, 0, sizeof(p));
 	p.pds = *h;
-	if (rsp) {
+	if (reply) {
 		p.has_rsp = true;
-		p.rsp = *rsp;
+		p.rsp = reply->rsp;
+		/* The data is the payload; its length is the SES header's. */
+		if (p.rsp.format != UET_NH_RSP) {
+			dlen = reply->data_len;
+			p.rsp.payload_length = (uint16_t)dlen;
+		}
 	}
 	n = uet_pkt_encode(buf, cap, &p);
 	if (n < 0)
 		return n;
+	if ((size_t)n + dlen > cap)
+		return UET_ERR_WIRE_NOSPACE;
+	if (dlen)
+		memcpy(buf + n, reply->data, dlen);
+	n += (int)dlen;
 	memset(pi, 0, sizeof(*pi));
 	pi->src = pds->cfg.local;
 	pi->dst = *dst;
@@ -363,4 +397,20 @@ ssize_t uet_pds_emit(struct uet_pds *pds, struct uet_pkt_info *pi,
 	pi->ecn = pds->cfg.ecn;
 	pi->ts = now;
 	return n;
+}
+
+void uet_pds_wake_pdc(struct uet_pds *pds, struct uet_pdc_ref *ref,
+		      uet_time now)
+{
+	struct uet_pdc *pdc = uet_container_of(ref, struct uet_pdc, ref);
+
+	if (now < pds->now)
+		now = pds->now;
+	pds_tick(pds, now);
+	/* Return data rides a live target PDC only: a closed or failing
+	 * one has told SES (uet_ses_pdc_closed) or is telling it. */
+	if (ref->initiator || pdc->state != UET_PDC_EST)
+		return;
+	uet_pdc_want_tx(pds, pdc);
+	uet_pdc_rearm(pds, pdc);
 }

@@ -1,15 +1,27 @@
 /* The PDS sublayer of one fep (engine-internal): the PDC pool, the
- * per-fep queues the transmit scheduler walks, the timer heap and the
- * NACK queue. uet/core/fep.c creates it, demultiplexes received packets
- * into the role handlers (tgt.c: requests; ini.c: ACKs; nack.c: NACKs;
- * uet_pds_rx_ctrl: control packets) and asks for packets in the order
- * NACKs, control (ACK/CLEAR), retransmissions, new packets.
+ * per-fep queues the transmit scheduler walks, the timer heap, the NACK
+ * queue and the connectionless engine. uet/core/fep.c creates it,
+ * demultiplexes received packets into the role handlers (tgt.c: requests;
+ * ini.c: ACKs; nack.c: NACKs; uet_pds_rx_ctrl: control packets; cl.c:
+ * RUDI and UUD) and asks for packets in the order NACKs, control (ACK,
+ * CLEAR, CP, RUDI answers), retransmissions, new packets.
  *
  * Choices where shared/spec/pds-behaviour.md leaves room:
  * - PDCs: one initiator PDC per peer address (FA + home port), RUD, or
  *   ROD with cfg.rod; a target accepts either (the mode of the SYN).
  *   Ids 16-bit, never 0, consecutive from a random start. Start_PSN random
  *   in [2^16, 2^31). 0-RTT: SYN on every packet until the first ACK.
+ * - Addresses (uet/net.h, uet/udp.h): the source port of a sprayed packet
+ *   is entropy, not the sender's home port. Every packet with SYN leaves
+ *   from the home port (pi.home), so a target keys a new PDC on the
+ *   initiator's home address + SPDCID and sends everything there. Any
+ *   other packet is found by DPDCID (our own id) and must come from the
+ *   PDC's FA, the IP only; one from another FA is dropped (drop_pdc) and
+ *   never answered: a NACK would let anyone fail the PDCs of a peer whose
+ *   ids it guessed. A NACK for a packet no PDC claims (unknown DPDCID,
+ *   SPDCID mismatch) goes back to the address it came from, a spray port
+ *   that reads (the port's job); NACKs of a known PDC go to its peer. A
+ *   NACK must name the peer's PDC in spdcid, or 0 (it had none).
  * - ACKs (target): at once for AR, SYN, RETX, ECN-CE (flag M), a filled
  *   hole, a duplicate, every cfg.ack_every new packets; else after
  *   cfg.ack_delay. Built when sent, so one ACK covers a batch; it carries
@@ -17,6 +29,12 @@
  *   1024 PSNs, NSCC state zero) when PSNs above CACK arrived and for the
  *   first ACK of a PDC, plain ACK otherwise. Guaranteed responses: their
  *   own ACK at once with REQ=CLEAR, kept until CLEAR_PSN covers them.
+ * - Data in ACKs (§9 Reads, Max_ACK_Data_Size = UET_ACK_DATA_MAX): a
+ *   reply with data (next_hdr 5/6, data as the ACK's payload) is kept
+ *   like a guaranteed one even if SES did not ask (the spec lets PDS
+ *   forget it, but then a duplicate would lose the read result), so a
+ *   duplicate whose ACK was lost gets the same bytes and SES is not asked
+ *   twice. An ACK with more data than that is dropped (drop_other).
  * - AR (initiator): last packet of a message, every resend, the packet
  *   that fills the window, CLOSE. CLEAR CP as soon as every ACK up to the
  *   one that asked has arrived (CLEAR_PSN is cumulative).
@@ -34,11 +52,41 @@
  *   expected PSN; the initiator rewinds once per expected PSN.
  * - Entropy: RUD sprays round robin over cfg.entropy_count values from a
  *   random start per PDC (a resend takes the next one); ROD keeps one.
- *   ACKs and NACKs echo the request's entropy.
+ *   The SYN phase leaves from the home port whatever the value. ACKs and
+ *   NACKs echo the request's entropy as received: its raw source port.
  * - Close: the initiator after cfg.pdc_idle with nothing in flight and
  *   SES not busy (at once when another peer waits for a slot); the target
  *   lingers for the initiator's retry span (re-ACKs CLOSE, NACKs CLOSING)
- *   and reaps a silent initiator after 2 * (pdc_idle + retry span).
+ *   and reaps a silent initiator after 2 * (pdc_idle + retry span), never
+ *   while return data is in flight or queued, once more if SES is busy.
+ * - Return direction (reads, sublayer.h): the target sends with its rtb
+ *   (ini.c), the initiator receives with its rx (tgt.c); same RUD/ROD
+ *   rules, RTO, SACK, NACKs, ACK coalescing as the forward direction.
+ *   Start_PSN = the forward one (§14 item 9, as REF). A packet's PDC role
+ *   tells its direction: requests with a response header (next_hdr 5/6)
+ *   are for an initiator PDC, ACKs/NACKs at a target PDC are about
+ *   return data. Their ACKs carry no SES response. Return data reaching
+ *   an initiator still in SYN (first ACK lost) names the target's PDC and
+ *   establishes it. A CLOSE while return data is in flight or queued gets
+ *   NACK CLOSING_IN_ERR and closes in error (§3.4).
+ * - RUDI / UUD (cl.c, sublayer.h), spoken with cfg.rudi / cfg.uud and a
+ *   SES that attached its connectionless ops, else dropped (drop_other):
+ *   requests from the home port; pkt_id = generation << 8 | slot of a
+ *   256-slot table (a stale answer is told apart); RTO rto_min doubling
+ *   to rto_max, max_retx resends; the first RUDI_RESP completes, later
+ *   ones are dropped; NACKs (NT) resend (trimmed), pause (resources) or
+ *   fail. The target answers every copy at the address it came from, read
+ *   data inline up to mtu - 28 bytes; a SES refusal is a NACK (REF stays
+ *   silent: a NACK spares the initiator its RTO). Answers wait in a
+ *   64-entry ring; when it is full the request is dropped before SES sees
+ *   it. UUD completes at transmit; a cut one is lost. New connectionless
+ *   packets take turns with the PDCs' and are not congestion controlled.
+ *   Answers count as acks_tx/acks_rx, resends as retx_rto/retx_nack.
+ * - Liveness: an idle initiator PDC that SES keeps busy (waiting for read
+ *   data, a rendezvous) has nothing for an RTO to watch, so after
+ *   pdc_idle of silence (rto_max if 0) it sends an ACK_REQ for the last
+ *   PSN the target acknowledged; any answer resets it, max_retx + 1
+ *   unanswered (backing off like RTOs) or a fatal NACK fail the PDC.
  */
 #ifndef UET_PDS_PDS_H
 #define UET_PDS_PDS_H
@@ -54,6 +102,7 @@
 #include "../core/sublayer.h"
 
 #include "acktr.h"
+#include "cl.h"
 #include "heap.h"
 #include "list.h"
 #include "nack.h"
@@ -97,6 +146,7 @@ struct uet_pds {
 	struct uet_heap timers;		/* one node per PDC */
 	struct uet_pdc **due;		/* handle_timeout's batch (pdc_max) */
 	struct uet_nack_q nacks;
+	struct uet_cl cl;		/* RUDI and UUD */
 
 	/* Derived timing */
 	uet_time retry_span;		/* first send to failure, at worst */
@@ -145,11 +195,13 @@ uet_time uet_pds_next_timeout(const struct uet_pds *pds);
 void uet_pds_handle_timeout(struct uet_pds *pds, uet_time now);
 
 /* Encode a header-only packet (ACK without response, NACK, CTRL) or an
- * ACK with rsp, and fill pi for dst. Returns the length or UET_ERR_*. */
+ * ACK with reply (its response, and its data as the payload), and fill pi
+ * for dst. Returns the length or UET_ERR_*. */
 ssize_t uet_pds_emit(struct uet_pds *pds, struct uet_pkt_info *pi,
 		     const struct uet_addr *dst, uint16_t entropy,
-		     const struct uet_pds_hdr *h, const struct uet_ses_rsp *rsp,
-		     uint8_t *buf, size_t cap, uet_time now);
+		     const struct uet_pds_hdr *h,
+		     const struct uet_ses_reply *reply, uint8_t *buf,
+		     size_t cap, uet_time now);
 
 /* Random bytes from callbacks.rand. */
 uint32_t uet_pds_rand32(struct uet_pds *pds);

@@ -4,6 +4,7 @@
 
 #include "uet/err.h"
 
+#include "ini.h"
 #include "pds.h"
 #include "tgt.h"
 
@@ -59,12 +60,16 @@ static void tgt_nack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		     const struct uet_pds_hdr *h, const struct uet_pdc *pdc,
 		     uint8_t code, uint32_t payload)
 {
-	uet_nack_queue(pds, pi, code, h->req.psn, pdc ? pdc->lid : 0,
-		       h->req.spdcid, h->flags, payload);
+	uet_nack_queue(pds, pi, pdc ? &pdc->ref.peer : NULL, code, h->req.psn,
+		       pdc ? pdc->lid : 0, h->req.spdcid, h->flags, payload);
 }
 
 /* Find the PDC of a request: by {peer, SPDCID} and Start_PSN for SYN
- * (creating it), by DPDCID otherwise (§3.2). NACKs what it cannot map. */
+ * (creating it; a SYN leaves from the initiator's home port), by DPDCID
+ * and the peer's FA otherwise (§3.2, pds.h: Addresses). NACKs what it
+ * cannot map, to where it came from; a packet from another FA that claims
+ * one of our PDCs is only dropped: answering it would let anyone make us
+ * fail the PDCs of a peer whose ids it guessed. */
 static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 			       const struct uet_pkt_info *pi,
 			       const struct uet_pds_hdr *h, uet_time now)
@@ -79,8 +84,9 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 			tgt_nack(pds, pi, h, NULL, UET_NACK_INV_DPDCID, 0);
 			return NULL;
 		}
-		if (!uet_addr_equal(&pdc->ref.peer, &pi->src) ||
-		    r->spdcid != pdc->rid) {
+		if (!uet_pdc_fa_is(pdc, &pi->src))
+			return NULL;
+		if (r->spdcid != pdc->rid) {
 			tgt_nack(pds, pi, h, NULL, UET_NACK_PDC_HDR_MISMATCH,
 				 0);
 			return NULL;
@@ -119,6 +125,74 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 	return pdc;
 }
 
+/* Find the initiator PDC a return-direction packet (read data) is for:
+ * by DPDCID and the peer's FA, like any established packet. A PDC still
+ * in its SYN phase learns the target's id from it: the ACK that would
+ * have told was lost, and the target names its PDC here just as well. */
+static struct uet_pdc *ret_pdc(struct uet_pds *pds,
+			       const struct uet_pkt_info *pi,
+			       const struct uet_pds_hdr *h)
+{
+	const struct uet_pds_req *r = &h->req;
+	struct uet_pdc *pdc;
+
+	if (h->flags & UET_PDS_F_SYN) {
+		/* The return direction has no SYN phase of its own. */
+		tgt_nack(pds, pi, h, NULL, UET_NACK_INVALID_SYN, 0);
+		return NULL;
+	}
+	pdc = uet_pdc_find_id(pds, r->dpdcid);
+	if (!pdc || !pdc->ref.initiator ||
+	    (pdc->state != UET_PDC_SYN && pdc->state != UET_PDC_EST &&
+	     pdc->state != UET_PDC_CLOSING)) {
+		tgt_nack(pds, pi, h, NULL, UET_NACK_INV_DPDCID, 0);
+		return NULL;
+	}
+	if (!uet_pdc_fa_is(pdc, &pi->src))
+		return NULL;
+	if (pdc->state == UET_PDC_SYN && r->spdcid) {
+		pdc->rid = r->spdcid;
+		pdc->state = UET_PDC_EST;
+	} else if (r->spdcid != pdc->rid) {
+		tgt_nack(pds, pi, h, NULL, UET_NACK_PDC_HDR_MISMATCH, 0);
+		return NULL;
+	}
+	return pdc;
+}
+
+/* A new request for SES: the forward direction's SES request (its reply
+ * in *reply), or return-direction read data (no reply). 0, or the NACK
+ * code to refuse it with. */
+static int tgt_deliver(struct uet_pds *pds, struct uet_pdc *pdc,
+		       const struct uet_pkt *p, struct uet_ses_reply *reply,
+		       uet_time now)
+{
+	int code;
+
+	if (!pdc->ref.initiator) {
+		memset(reply, 0, sizeof(*reply));
+		default_rsp(&reply->rsp, &p->req);
+		code = uet_ses_rx(pds->ses, &pdc->ref, &p->req, p->payload,
+				  p->payload_len, reply, now);
+		/* sublayer.h: data rides in a response-with-data header, at
+		 * most Max_ACK_Data_Size of it. */
+		assert(reply->data_len <= UET_ACK_DATA_MAX);
+		assert(!reply->data_len || reply->rsp.format != UET_NH_RSP);
+		/* A response with data is kept like a guaranteed one
+		 * whatever SES said: a duplicate must get the same bytes
+		 * back, and SES cannot produce them twice (a fetched atomic
+		 * value). */
+		if (reply->rsp.format != UET_NH_RSP)
+			reply->gtd = true;
+		return code;
+	}
+	code = uet_ses_rx_ret(pds->ses, &pdc->ref, &p->rsp, p->payload,
+			      p->payload_len, now);
+	if (!code)
+		pds->st->ret_rx++;
+	return code;
+}
+
 int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		   const struct uet_pkt *p, uet_time now)
 {
@@ -129,16 +203,18 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	struct uet_ses_rsp rsp;
 	struct uet_acktr *rx;
 	struct uet_pdc *pdc;
-	bool gtd = false, filled, ack_now;
+	bool ret = p->has_rsp, filled, ack_now;
 	int code;
 
-	if (!p->has_req) {
-		/* Return-direction read data (next_hdr 5/6): not yet. */
+	if (!p->has_req && !p->has_rsp) {
+		/* A request that carries no SES header at all. */
 		tgt_nack(pds, pi, h, NULL, UET_NACK_UNEXP_EVENT, 0);
 		pds->st->drop_other++;
 		return UET_ERR_INVAL;
 	}
-	pdc = tgt_pdc(pds, pi, h, now);
+	/* A response with data is the return direction (§1, §9 Reads):
+	 * read data from the target of one of our PDCs. */
+	pdc = ret ? ret_pdc(pds, pi, h) : tgt_pdc(pds, pi, h, now);
 	if (!pdc) {
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
@@ -150,6 +226,8 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	rx = &pdc->rx;
 	pdc->last_act = now;
+	if (ret)
+		uet_ini_heard(pdc, now);
 	if (pdc->state == UET_PDC_CLOSED) {
 		/* §3.4: nothing after the CLOSE; a late copy of what came
 		 * before is only a duplicate. */
@@ -173,7 +251,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	case UET_ACKTR_NEW:
 		break;
 	case UET_ACKTR_DUP: {
-		/* §7.4: never to SES twice; the kept ACK, or a default one. */
+		/* §7.4: never to SES twice; the kept ACK, or a default one
+		 * (none in the return direction: SES answers read data with
+		 * nothing). */
 		struct uet_gtd *g = uet_acktr_gtd(rx, psn);
 
 		pds->st->dup_rx++;
@@ -184,8 +264,8 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 			uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_GTD);
 		} else {
 			default_rsp(&rsp, &p->req);
-			tgt_ack(pds, pdc, psn, &rsp, aflags, pi->entropy, true,
-				now);
+			tgt_ack(pds, pdc, psn, ret ? NULL : &rsp, aflags,
+				pi->entropy, true, now);
 		}
 		uet_pdc_rearm(pds, pdc);
 		return 0;
@@ -212,21 +292,13 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 
 	/* SES may want its response kept: have room before it acts. */
-	if (!pds->gtd.nfree) {
+	if (!ret && !pds->gtd.nfree) {
 		tgt_nack(pds, pi, h, pdc, UET_NACK_NO_GTD_DEL_AVAIL, 0);
 		pds->st->drop_other++;
 		uet_pdc_rearm(pds, pdc);
 		return UET_ERR_AGAIN;
 	}
-	default_rsp(&reply.rsp, &p->req);
-	reply.gtd = false;
-	reply.data_len = 0;
-	code = uet_ses_rx(pds->ses, &pdc->ref, &p->req, p->payload,
-			  p->payload_len, &reply, now);
-	/* Response data in ACKs is not carried yet: SES sends none. */
-	assert(!reply.data_len);
-	rsp = reply.rsp;
-	gtd = reply.gtd;
+	code = tgt_deliver(pds, pdc, p, &reply, now);
 	if (code) {
 		/* SES refused it for now: not received (sublayer.h). */
 		tgt_nack(pds, pi, h, pdc, code > 0 && code <= 0xFF ?
@@ -237,10 +309,10 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	filled = uet_acktr_mark(rx, psn);
 	rx->unacked++;
-	if (gtd) {
+	if (!ret && reply.gtd) {
 		/* §6: keep it (before CACK may move), ACK at once with
 		 * REQ=CLEAR. */
-		struct uet_gtd *g = uet_acktr_keep(rx, &pds->gtd, psn, &rsp);
+		struct uet_gtd *g = uet_acktr_keep(rx, &pds->gtd, psn, &reply);
 
 		g->resend = true;
 		g->flags = aflags;
@@ -254,8 +326,11 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 			       UET_PDS_F_RETX)) ||
 		  pi->ecn == UET_ECN_CE || filled ||
 		  rx->unacked >= pds->cfg.ack_every;
-	if (!gtd)
-		tgt_ack(pds, pdc, psn, &rsp, aflags, pi->entropy, ack_now, now);
+	if (ret)
+		tgt_ack(pds, pdc, psn, NULL, aflags, pi->entropy, ack_now, now);
+	else if (!reply.gtd)
+		tgt_ack(pds, pdc, psn, &reply.rsp, aflags, pi->entropy,
+			ack_now, now);
 	uet_pdc_rearm(pds, pdc);
 	return 0;
 }
@@ -270,9 +345,13 @@ int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	pdc = h->flags & UET_PDS_F_SYN ?
 		uet_pdc_find_tgt(pds, &pi->src, r->spdcid) :
 		uet_pdc_find_id(pds, r->dpdcid);
-	/* cms.md §1.3: the payload is gone, ask for it again at once. */
-	tgt_nack(pds, pi, h, pdc && !pdc->ref.initiator ? pdc : NULL,
-		 UET_NACK_TRIMMED, 0);
+	if (pdc && !uet_pdc_fa_is(pdc, &pi->src)) {
+		pds->st->drop_pdc++;
+		return UET_ERR_INVAL;
+	}
+	/* cms.md §1.3: the payload is gone, ask for it again at once (of
+	 * either direction: return data reaches an initiator PDC). */
+	tgt_nack(pds, pi, h, pdc, UET_NACK_TRIMMED, 0);
 	return 0;
 }
 
@@ -290,8 +369,9 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 	case UET_CTL_ACK_REQ:
 		/* §7.5: resend the ACK of c->psn, or say it never came. */
 		if (!uet_acktr_has(rx, c->psn)) {
-			uet_nack_queue(pds, pi, UET_NACK_PKT_NOT_RCVD, c->psn,
-				       pdc->lid, c->spdcid, h->flags, 0);
+			uet_nack_queue(pds, pi, &pdc->ref.peer,
+				       UET_NACK_PKT_NOT_RCVD, c->psn, pdc->lid,
+				       c->spdcid, h->flags, 0);
 			break;
 		}
 		g = uet_acktr_gtd(rx, c->psn);
@@ -313,11 +393,21 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 	case UET_CTL_CLOSE:
 		if (pdc->state == UET_PDC_CLOSED) {
 			if (c->psn != pdc->close_psn) {
-				uet_nack_queue(pds, pi, UET_NACK_CLOSING,
-					       c->psn, pdc->lid, c->spdcid,
-					       h->flags, 0);
+				uet_nack_queue(pds, pi, &pdc->ref.peer,
+					       UET_NACK_CLOSING, c->psn,
+					       pdc->lid, c->spdcid, h->flags,
+					       0);
 				break;
 			}
+		} else if (uet_rtb_used(&pdc->rtb) || pdc->tx_want) {
+			/* §3.4: return data still un-ACKed or to send: close
+			 * in error; SES hears of every such packet. */
+			uet_nack_queue(pds, pi, &pdc->ref.peer,
+				       UET_NACK_CLOSING_IN_ERR, c->psn,
+				       pdc->lid, c->spdcid, h->flags,
+				       uet_rtb_used(&pdc->rtb));
+			uet_pdc_fail(pds, pdc, UET_NACK_CLOSING_IN_ERR);
+			return 0;
 		} else {
 			/* §3.4: every forward PSN counts as cleared; ACK
 			 * the CLOSE, keep the PDC a while for late copies,
@@ -335,8 +425,8 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		break;
 	default:
 		/* PROBE, CREDIT*, NOOP, CLOSE_REQ: not supported here. */
-		uet_nack_queue(pds, pi, UET_NACK_UNEXP_EVENT, c->psn, pdc->lid,
-			       c->spdcid, h->flags, 0);
+		uet_nack_queue(pds, pi, &pdc->ref.peer, UET_NACK_UNEXP_EVENT,
+			       c->psn, pdc->lid, c->spdcid, h->flags, 0);
 		pds->st->drop_other++;
 		uet_pdc_rearm(pds, pdc);
 		return UET_ERR_INVAL;
@@ -345,39 +435,71 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 	return 0;
 }
 
+/* When a target PDC ends: its linger, or the reap of a silent initiator
+ * (never while return data is in flight or queued: its RTOs watch the
+ * initiator), perhaps deferred once (uet_tgt_timeout). */
+static uet_time tgt_end(const struct uet_pds *pds, const struct uet_pdc *pdc)
+{
+	uet_time t;
+
+	if (pdc->state == UET_PDC_CLOSED)
+		return pdc->linger_until;
+	if (pds->reap == UET_TIME_NONE || uet_rtb_used(&pdc->rtb) ||
+	    pdc->tx_want)
+		return UET_TIME_NONE;
+	t = pdc->last_act + pds->reap;
+	return pdc->reap_at > t ? pdc->reap_at : t;
+}
+
 uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 {
 	uet_time t = pdc->ctl & UET_PDC_CTL_ACK ? UET_TIME_NONE :
 						    pdc->rx.ack_at;
-	uet_time end = pdc->state == UET_PDC_CLOSED ? pdc->linger_until :
-			pds->reap == UET_TIME_NONE ? UET_TIME_NONE :
-			pdc->last_act + pds->reap;
+	uet_time end = tgt_end(pds, pdc), rto = uet_rtb_next_timer(&pdc->rtb);
 
+	if (rto < t)
+		t = rto;
 	return end < t ? end : t;
 }
 
-void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+void uet_tgt_ack_timeout(struct uet_pds *pds, struct uet_pdc *pdc,
+			 uet_time now)
 {
-	uet_time end = pdc->state == UET_PDC_CLOSED ? pdc->linger_until :
-			pds->reap == UET_TIME_NONE ? UET_TIME_NONE :
-			pdc->last_act + pds->reap;
-
-	if (end <= now) {
-		/* Closed and lingered, or the initiator went silent. */
-		uet_pdc_free(pds, pdc);
-		return;
-	}
 	if (pdc->rx.ack_at <= now) {
 		pdc->rx.ack_at = UET_TIME_NONE;
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_ACK);
 	}
 }
 
+void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	if (tgt_end(pds, pdc) <= now) {
+		/* SES still busy on it (sublayer.h): one more reap period.
+		 * Only one per silence: a live initiator that keeps the PDC
+		 * probes it (ini.c), so long silence means it is gone, and
+		 * its half-sent message must not hold the slot forever. */
+		if (pdc->state != UET_PDC_CLOSED &&
+		    pdc->reap_at < pdc->last_act + pds->reap &&
+		    uet_ses_pdc_busy(pds->ses, &pdc->ref)) {
+			pdc->reap_at = now + pds->reap;
+		} else {
+			/* Closed and lingered, or the initiator went
+			 * silent. */
+			uet_pdc_free(pds, pdc);
+			return;
+		}
+	}
+	/* The return direction's RTOs (read data we send). */
+	if (!uet_ini_rto(pds, pdc, now))
+		return;
+	uet_tgt_ack_timeout(pds, pdc, now);
+}
+
 /* One ACK: ACK_CC with a SACK bitmap when PSNs above CACK arrived, and
  * for the first ACK of a PDC (its mpr tells the initiator our MP_RANGE,
  * §4); plain ACK otherwise (wire-format §4.2-§4.3). */
 static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
-			    uint32_t psn, const struct uet_ses_rsp *rsp,
+			    uint32_t psn, const struct uet_ses_reply *reply,
 			    uint8_t flags, uint16_t entropy,
 			    struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
 			    uet_time now)
@@ -392,11 +514,11 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	if (off < INT16_MIN || off > INT16_MAX) {
 		/* Too far from CACK to name: CACK alone says enough. */
 		off = 0;
-		rsp = NULL;
+		reply = NULL;
 	}
 	h.type = uet_acktr_holes(rx) || !rx->mpr_told ? UET_PDS_ACK_CC :
 							UET_PDS_ACK;
-	h.next_hdr = rsp ? rsp->format : UET_NH_NONE;
+	h.next_hdr = reply ? reply->rsp.format : UET_NH_NONE;
 	h.flags = flags & (ACK_FLAGS_MASK | UET_PDS_F_REQ_MASK);
 	h.ack.ack_psn_offset = (int16_t)off;
 	h.ack.cack_psn = rx->cack;
@@ -408,7 +530,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.ack.sack_psn_offset = 1;
 		h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
 	}
-	n = uet_pds_emit(pds, pi, &pdc->ref.peer, entropy, &h, rsp, buf, cap,
+	n = uet_pds_emit(pds, pi, &pdc->ref.peer, entropy, &h, reply, buf, cap,
 			 now);
 	if (n > 0) {
 		pds->st->acks_tx++;
@@ -431,18 +553,21 @@ ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 			;
 		if (g) {
 			g->resend = false;
-			return tgt_emit_ack(pds, pdc, g->psn, &g->rsp,
+			return tgt_emit_ack(pds, pdc, g->psn, &g->reply,
 					    g->flags | UET_PDS_F_REQ_CLEAR,
 					    g->entropy, pi, buf, cap, now);
 		}
 		pdc->ctl &= ~UET_PDC_CTL_GTD;
 	}
 	if (pdc->ctl & UET_PDC_CTL_ACK) {
+		struct uet_ses_reply reply;
 		ssize_t n;
 
 		pdc->ctl &= ~UET_PDC_CTL_ACK;
+		memset(&reply, 0, sizeof(reply));
+		reply.rsp = rx->ack_rsp;
 		n = tgt_emit_ack(pds, pdc, rx->ack_psn,
-				 rx->ack_has_rsp ? &rx->ack_rsp : NULL,
+				 rx->ack_has_rsp ? &reply : NULL,
 				 rx->ack_flags, rx->ack_entropy, pi, buf, cap,
 				 now);
 		rx->ack_flags = 0;

@@ -2,6 +2,10 @@
  * creation from SYN requests, PSN classification, delivery to SES exactly
  * once, ACK coalescing, guaranteed responses until CLEAR, NACKs, CLOSE,
  * reaping initiators that went silent.
+ *
+ * The receiving side of a direction is the same whichever role receives
+ * it: an initiator PDC receives the return direction (read data, handed
+ * to uet_ses_rx_ret) and ACKs it with these functions too, on its rx.
  */
 #ifndef UET_PDS_TGT_H
 #define UET_PDS_TGT_H
@@ -17,18 +21,23 @@
 struct uet_pds;
 struct uet_pdc;
 
+/* A RUD/ROD request: forward (an SES request) at a target PDC, return
+ * direction (an SES response with data) at an initiator PDC. */
 int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		   const struct uet_pkt *p, uet_time now);
 /* A request whose payload the network cut: NACK TRIMMED. */
 int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		       const struct uet_pds_hdr *h, uet_time now);
-/* ACK_REQ, CLEAR, CLOSE. */
+/* ACK_REQ, CLEAR (about the direction pdc receives), CLOSE (target). */
 int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
 		    uet_time now);
 
 uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+/* The delayed ACK of the direction pdc receives, if due. */
+void uet_tgt_ack_timeout(struct uet_pds *pds, struct uet_pdc *pdc,
+			 uet_time now);
 ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
 			 uet_time now);

@@ -109,7 +109,7 @@ Test(acktr, cack_sack_and_gtd_across_wrap)
 	uint64_t bits[UET_ACKTR_WORDS];
 	struct uet_gtd_pool pool;
 	struct uet_acktr a;
-	struct uet_ses_rsp rsp;
+	struct uet_ses_reply rsp;
 	unsigned gaps;
 	uint32_t s = 0xFFFFFFFEu;	/* start: PSNs wrap after two */
 
@@ -136,7 +136,11 @@ Test(acktr, cack_sack_and_gtd_across_wrap)
 		     "ROD: below max is a duplicate");
 	/* s is kept (guaranteed): CACK stops before it. */
 	cr_assert(uet_acktr_mark(&a, s), "filling a hole is reported");
+	rsp.data_len = 3;
+	memcpy(rsp.data, "abc", 3);
 	cr_assert_not_null(uet_acktr_keep(&a, &pool, s, &rsp));
+	cr_assert_eq(uet_acktr_gtd(&a, s)->reply.data_len, 3);
+	cr_assert_arr_eq(uet_acktr_gtd(&a, s)->reply.data, "abc", 3);
 	uet_acktr_mark(&a, s + 1);
 	cr_assert_eq(uet_acktr_advance(&a), 0, "CACK passed a kept response");
 	cr_assert_eq(a.cack, s - 1);
