@@ -55,8 +55,10 @@ struct uet_fep_config {
 	uint16_t entropy_count;		/* distinct entropy values to spray over */
 	uint8_t ecn;			/* UET_ECN_* codepoint to send with */
 	size_t rndv_threshold;		/* sends above this use rendezvous (0: never) */
-	bool rudi;			/* RMA to IDEMPOTENT_SAFE keys over RUDI */
-	bool uud;			/* datagram endpoint: sends/receives over UUD */
+	bool rudi;			/* speak RUDI (RMA to IDEMPOTENT_SAFE keys);
+					 * off: RUDI packets are dropped */
+	bool uud;			/* speak UUD (datagram endpoint); off: UUD
+					 * packets are dropped */
 };
 
 /* Fill cfg with the engine defaults (local address and ids left zero). */
@@ -78,6 +80,14 @@ enum uet_op_type {
 	UET_OP_FETCH_ATOMIC,	/* same, old values into result_iov */
 	UET_OP_CMP_ATOMIC,	/* compare-swap: compare_iov, old values into result_iov */
 };
+/* Atomics: iov, result_iov and compare_iov lengths are bytes, whole
+ * elements of amo_dt in host order; the element count is iov's (the
+ * result's for UET_AMO_READ, which sends no operand) and must be at most
+ * uet_fep_amo_max(). A compare op takes one element: compare_iov holds
+ * the compare value (MSWAP: the mask), iov the swap value. Completions:
+ * UET_CF_ATOMIC with UET_CF_WRITE (base) or UET_CF_READ (fetch, compare);
+ * RMA: UET_CF_WRITE / UET_CF_READ. Target side: UET_CF_REMOTE with the
+ * same flags, context = the region's, len the bytes of the message. */
 
 /* Operation flags (the glue maps FI_* onto these). */
 #define UET_OPF_COMPLETION	0x0001	/* report success too, not only errors */
@@ -114,14 +124,23 @@ struct uet_op {
 };
 
 /* Memory regions (the target side of RMA and atomics). Access bits: */
-#define UET_MR_REMOTE_READ	0x01
-#define UET_MR_REMOTE_WRITE	0x02
-#define UET_MR_REMOTE_ATOMIC	0x04	/* atomics need this and the two above */
+#define UET_MR_REMOTE_READ	0x01	/* RMA read source */
+#define UET_MR_REMOTE_WRITE	0x02	/* RMA write target */
+#define UET_MR_REMOTE_ATOMIC	0x04	/* atomic target; an atomic also needs
+					 * REMOTE_WRITE unless its op is READ,
+					 * and REMOTE_READ when it fetches or
+					 * compares (fi_mr(3) FI_REMOTE_*) */
 #define UET_MR_VIRT_ADDR	0x10	/* raddr is a virtual address, else an offset */
 #define UET_MR_IDEMPOTENT	0x20	/* may be targeted over RUDI (key bit 63) */
 
-/* mem_key layout (ses-and-libfabric-mapping §5.1). */
+/* mem_key layout (ses-and-libfabric-mapping §5.1). A registered key has
+ * bits 61:48 zero and bit 63 set exactly when access has
+ * UET_MR_IDEMPOTENT; bit 62 (optimized format) is the caller's to use.
+ * Keys with vendor bits 55:48 set are the engine's own (rendezvous). */
 #define UET_MKEY_IDEMPOTENT_SAFE (1ull << 63)
+#define UET_MKEY_OPTIMIZED	(1ull << 62)
+#define UET_MKEY_RSVD_MASK	(((1ull << 62) - 1) & ~((1ull << 48) - 1))
+#define UET_MKEY_VENDOR_MASK	(0xFFull << 48)
 #define UET_MKEY_RKEY_MASK	((1ull << 48) - 1)
 
 struct uet_mr_attr {
@@ -179,7 +198,15 @@ struct uet_fep_stats {
 	uint64_t drop_psn;		/* PSN outside the window */
 	uint64_t drop_other;
 	uint64_t pdc_open, pdc_closed, pdc_failed;
+	uint64_t ret_tx, ret_rx;	/* return-direction (read data) packets:
+					 * first sends, deliveries to SES */
+	uint64_t probes_tx;		/* idle PDC, SES waiting: peer alive? */
+	uint64_t cl_tx, cl_rx;		/* RUDI/UUD requests: first sends,
+					 * deliveries to SES */
 	uint64_t unexp_msgs;		/* messages that arrived before a receive */
+	uint64_t rma_rx;		/* RMA/atomic messages served as target */
+	uint64_t rma_refused;		/* ... refused (key, permission, range,
+					 * atomic op/type/alignment) */
 };
 
 struct uet_fep;
@@ -204,8 +231,18 @@ int uet_fep_cancel(struct uet_fep *fep, void *context);
  * key bits 61:48 set), UET_ERR_BUSY (key in use), UET_ERR_NOMEM. */
 int uet_fep_mr_reg(struct uet_fep *fep, const struct uet_mr_attr *attr);
 /* 0 or UET_ERR_NOENT. Requests already placed are unaffected; later ones
- * are refused with RC_BAD_MKEY. */
+ * are refused with RC_BAD_MKEY (return data of a read still in flight is
+ * sent as zeros with RC_BAD_MKEY: the memory is not touched again). */
 int uet_fep_mr_dereg(struct uet_fep *fep, uint64_t key);
+
+/* Atomics (fi_query_atomic): the largest count of amo_dt elements one
+ * operation of type (UET_OP_ATOMIC, UET_OP_FETCH_ATOMIC or
+ * UET_OP_CMP_ATOMIC) with amo_op may carry on this fep, or 0 when the
+ * combination is not supported. Fetched values ride in the ACK, so a
+ * fetching op carries at most UET_ACK_DATA_MAX (16) bytes; compare ops
+ * carry one element (the compare-and-swap extension holds one operand). */
+size_t uet_fep_amo_max(const struct uet_fep *fep, uint8_t type, uint8_t op,
+		       uint8_t dt);
 
 /* One packet from the port. Malformed or foreign packets are dropped and
  * counted (returns the UET_ERR_* reason); 0 when accepted. */

@@ -468,7 +468,8 @@ int uet_ses_rsp_encode(uint8_t *buf, size_t cap, const struct uet_ses_rsp *h);
  * the IP payload). Payload points into buf. Returns hdr_len or an error:
  * UET_ERR_INVAL for unknown flags, UET_ERR_WIRE_LENGTH when the
  * payload_length of a std request without SOM or of a response with data
- * differs from the bytes after the headers (no trailer is expected).
+ * differs from the bytes after the headers (no trailer is expected; a
+ * READ request asks for payload_length bytes and must carry none).
  * The SES header is the one next_hdr names: 1-3 -> req, 4-6 -> rsp, none
  * on CTRL. */
 int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len, unsigned flags);

@@ -37,6 +37,13 @@ static inline void uet_dlist_add_tail(struct uet_dlist *h, struct uet_dlist *n)
 	h->prev = n;
 }
 
+/* Push n at the front: free lists are LIFO, so the descriptor (and inject
+ * slice) just released, still in cache and paged in, is the next one used. */
+static inline void uet_dlist_add(struct uet_dlist *h, struct uet_dlist *n)
+{
+	uet_dlist_add_tail(h->next, n);
+}
+
 /* Unlink n and leave it pointing at itself, so a second del is harmless
  * and uet_dlist_linked() tells whether it is on a list. */
 static inline void uet_dlist_del(struct uet_dlist *n)

@@ -289,3 +289,277 @@ Test(fep, receive_later_tag_first)
 	free(big);
 	free(dbig);
 }
+
+/* ---- RMA, atomics and rendezvous through the whole engine ---- */
+
+static int mreg(unsigned node, void *base, size_t len, uint64_t key,
+		uint32_t access, void *ctx)
+{
+	struct uet_mr_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.base = base;
+	a.len = len;
+	a.key = key;
+	a.access = access;
+	a.context = ctx;
+	return uet_fep_mr_reg(H.node[node].fep, &a);
+}
+
+static int rma(unsigned node, uint8_t type, void *buf, size_t len,
+	       uint64_t key, uint64_t raddr, uint32_t flags, void *ctx)
+{
+	struct uet_iov iov = { buf, len };
+	struct uet_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.type = type;
+	op.flags = flags | UET_OPF_COMPLETION;
+	op.context = ctx;
+	op.peer = uet_harness_addr(1 - node);
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.rkey = key;
+	op.raddr = raddr;
+	op.cq_data = 0xDA7A;
+	return uet_fep_post(H.node[node].fep, &op, H.now);
+}
+
+static int amo(unsigned node, uint8_t type, uint8_t aop, uint8_t dt,
+	       void *buf, size_t len, void *res, void *cmp, uint64_t key,
+	       uint64_t raddr, void *ctx)
+{
+	struct uet_iov iov = { buf, len }, riov = { res, len };
+	struct uet_iov ciov = { cmp, len };
+	struct uet_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.type = type;
+	op.flags = UET_OPF_COMPLETION;
+	op.context = ctx;
+	op.peer = uet_harness_addr(1 - node);
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.rkey = key;
+	op.raddr = raddr;
+	op.amo_op = aop;
+	op.amo_dt = dt;
+	if (res) {
+		op.result_iov = &riov;
+		op.result_count = 1;
+	}
+	if (cmp) {
+		op.compare_iov = &ciov;
+		op.compare_count = 1;
+	}
+	return uet_fep_post(H.node[node].fep, &op, H.now);
+}
+
+static struct uet_mem_impair lossy(void)
+{
+	struct uet_mem_impair imp;
+
+	memset(&imp, 0, sizeof(imp));
+	imp.drop_ppm = 20000;
+	imp.dup_ppm = 20000;
+	imp.reorder_ppm = 100000;
+	imp.delay = 5 * UET_USEC;
+	return imp;
+}
+
+/* A 2 MiB write with CQ data over a lossy link (into node 1), a refused
+ * one, and the target-side completion. */
+Test(fep, rma_write)
+{
+	size_t len = 2u << 20;
+	uint8_t *src = malloc(len), *dst = calloc(1, len + 64);
+	struct uet_mem_impair imp = lossy();
+	struct uet_fep_stats st;
+	struct want w = { 2, 1 };
+	int cw, cb, mctx;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 13 + (i >> 9));
+	start(4u << 20, &imp);
+	cr_assert_eq(mreg(1, dst, len + 64, 0x55, UET_MR_REMOTE_WRITE |
+			  UET_MR_VIRT_ADDR, &mctx), 0);
+	cr_assert_eq(rma(0, UET_OP_WRITE, src, len, 0x55,
+			 (uintptr_t)dst + 64, UET_OPF_CQ_DATA, &cw), 0);
+	cr_assert_eq(rma(0, UET_OP_WRITE, src, 100, 0x56, 0, 0, &cb), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 30 * UET_SEC),
+		  "completions: %zu / %zu", R.n[0], R.n[1]);
+	cr_assert_eq(find(0, &cw)->err, 0);
+	cr_assert_eq(find(0, &cb)->err, UET_ERR_REMOTE);
+	cr_assert_eq(find(0, &cb)->prov_errno, UET_RC_BAD_MKEY);
+	cr_assert(!memcmp(dst + 64, src, len));
+	cr_assert_eq(find(1, &mctx)->flags,
+		     UET_CF_REMOTE | UET_CF_WRITE | UET_CF_CQ_DATA);
+	cr_assert_eq(find(1, &mctx)->data, 0xDA7A);
+	cr_assert_eq(find(1, &mctx)->len, len);
+	uet_fep_stats(H.node[1].fep, &st);
+	cr_assert_eq(st.rma_rx, 1);
+	cr_assert_eq(st.rma_refused, 1);
+	cr_assert_eq(uet_fep_mr_dereg(H.node[1].fep, 0x55), 0);
+	cr_assert_eq(uet_fep_mr_dereg(H.node[1].fep, 0x55), UET_ERR_NOENT);
+	free(src);
+	free(dst);
+}
+
+/* Fifty non-fetching atomics on one counter. */
+Test(fep, atomic_sum)
+{
+	static _Alignas(8) uint64_t counter;
+	struct want w = { 50, 0 };
+	uint64_t one = 1;
+	int ctx[50], i;
+
+	counter = 0;
+	start(4u << 20, NULL);
+	cr_assert_eq(mreg(1, &counter, 8, 7, UET_MR_REMOTE_ATOMIC |
+			  UET_MR_REMOTE_WRITE, NULL), 0);
+	for (i = 0; i < 50; i++)
+		cr_assert_eq(amo(0, UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+				 &one, 8, NULL, NULL, 7, 0, &ctx[i]), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 10 * UET_SEC));
+	for (i = 0; i < 50; i++)
+		cr_assert_eq(find(0, &ctx[i])->err, 0);
+	cr_assert_eq(counter, 50);
+	cr_assert_eq(uet_fep_amo_max(H.node[0].fep, UET_OP_FETCH_ATOMIC,
+				     UET_AMO_SUM, UET_AMO_UINT64), 2);
+}
+
+/* ---- These need PDS to carry SES response data in ACKs (reads of up
+ * to 16 bytes, fetched atomic values) and the return direction (longer
+ * reads, rendezvous). ---- */
+
+Test(fep, small_read_and_fetch_in_ack)
+{
+	static _Alignas(8) uint64_t word = 0x1122334455667788ull;
+	uint64_t got = 0, add = 5, old = 0, cmp, swp = 99, prev = 0;
+	struct want w1 = { 1, 0 }, w2 = { 2, 0 }, w3 = { 3, 0 };
+	int cr, cf, cc;
+
+	start(4u << 20, NULL);
+	cr_assert_eq(mreg(1, &word, 8, 9, UET_MR_REMOTE_READ |
+			  UET_MR_REMOTE_WRITE | UET_MR_REMOTE_ATOMIC, NULL),
+		     0);
+	cr_assert_eq(rma(0, UET_OP_READ, &got, 8, 9, 0, 0, &cr), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w1, H.now + 10 * UET_SEC));
+	cr_assert_eq(find(0, &cr)->err, 0);
+	cr_assert_eq(got, 0x1122334455667788ull);
+	cr_assert_eq(amo(0, UET_OP_FETCH_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+			 &add, 8, &old, NULL, 9, 0, &cf), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w2, H.now + 10 * UET_SEC));
+	cr_assert_eq(find(0, &cf)->err, 0);
+	cr_assert_eq(old, 0x1122334455667788ull);
+	cmp = 0x1122334455667788ull + 5;
+	cr_assert_eq(amo(0, UET_OP_CMP_ATOMIC, UET_AMO_CSWAP, UET_AMO_UINT64,
+			 &swp, 8, &prev, &cmp, 9, 0, &cc), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w3, H.now + 10 * UET_SEC));
+	cr_assert_eq(find(0, &cc)->err, 0);
+	cr_assert_eq(prev, cmp);
+	cr_assert_eq(word, 99);
+}
+
+Test(fep, big_read_over_lossy_link)
+{
+	size_t len = 3u << 20;
+	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	struct uet_mem_impair imp = lossy();
+	struct want w = { 1, 1 };
+	int cr, mctx;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 29 + (i >> 10));
+	start(4u << 20, NULL);
+	/* Loss both ways: the return data crosses into node 0. */
+	cr_assert_eq(uet_mem_port_set_impair(H.node[0].port, &imp), 0);
+	cr_assert_eq(uet_mem_port_set_impair(H.node[1].port, &imp), 0);
+	cr_assert_eq(mreg(1, src, len, 0x77, UET_MR_REMOTE_READ, &mctx), 0);
+	cr_assert_eq(rma(0, UET_OP_READ, dst, len, 0x77, 0, 0, &cr), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 60 * UET_SEC),
+		  "completions: %zu / %zu (err %d rc %d)", R.n[0], R.n[1],
+		  R.n[0] ? R.c[0][0].err : 0,
+		  R.n[0] ? R.c[0][0].prov_errno : 0);
+	cr_assert_eq(find(0, &cr)->err, 0, "read: err %d rc %d",
+		     find(0, &cr)->err, find(0, &cr)->prov_errno);
+	cr_assert_eq(find(0, &cr)->len, len);
+	cr_assert(!memcmp(src, dst, len));
+	cr_assert_eq(find(1, &mctx)->flags, UET_CF_REMOTE | UET_CF_READ);
+	{
+		struct uet_mem_stats ms;
+		struct uet_fep_stats st;
+
+		uet_mem_net_stats(H.net, &ms);
+		cr_assert_gt(ms.dropped, 0);
+		cr_assert_gt(ms.duplicated, 0);
+		uet_fep_stats(H.node[1].fep, &st);
+		cr_assert_gt(st.retx_rto + st.retx_nack, 0,
+			     "no return packet was resent");
+	}
+	free(src);
+	free(dst);
+}
+
+static void rndv_cfg(struct uet_fep_config *cfg, unsigned i)
+{
+	struct uet_addr a = uet_harness_addr(i);
+
+	uet_fep_config_default(cfg);
+	cfg->job_id = 0xABCDE;
+	cfg->pid_on_fep = uet_ses_addr_pid(&a);
+	cfg->resource_index = uet_ses_addr_ri(&a);
+	cfg->rndv_threshold = 8192;
+	cfg->max_msg_size = 64u << 20;
+}
+
+/* A 24 MiB tagged send by rendezvous over a lossy link both ways, the
+ * receive posted late, then a truncated one. */
+Test(fep, rendezvous_send)
+{
+	struct uet_mem_impair imp = lossy();
+	struct uet_fep_config cfg[2];
+	size_t len = 24u << 20, room = 1u << 20;
+	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	struct want w1 = { 0, 0 }, w2 = { 1, 1 }, w3 = { 2, 2 };
+	int cs1, cr1, cs2, cr2;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		src[i] = (uint8_t)(i * 7 + (i >> 13));
+	memset(&R, 0, sizeof(R));
+	rndv_cfg(&cfg[0], 0);
+	rndv_cfg(&cfg[1], 1);
+	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 11), 0);
+	H.on_complete = on_complete;
+	cr_assert_eq(uet_mem_port_set_impair(H.node[0].port, &imp), 0);
+	cr_assert_eq(uet_mem_port_set_impair(H.node[1].port, &imp), 0);
+	cr_assert_eq(post(0, UET_OP_TSEND, src, len, 4, 0, 0, &cs1), 0);
+	uet_harness_run(&H, NULL, &w1, H.now + 5 * UET_MSEC);
+	cr_assert_eq(post(1, UET_OP_TRECV, dst, len, 4, 0, 0, &cr1), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w2, H.now + 120 * UET_SEC),
+		  "completions: %zu / %zu (err %d rc %d)", R.n[0], R.n[1],
+		  R.n[0] ? R.c[0][0].err : 0,
+		  R.n[0] ? R.c[0][0].prov_errno : 0);
+	cr_assert_eq(find(0, &cs1)->err, 0);
+	cr_assert_eq(find(1, &cr1)->err, 0);
+	cr_assert_eq(find(1, &cr1)->len, len);
+	/* The engine's own region is no region of the user's: no remote
+	 * read completions for it. */
+	cr_assert_eq(R.n[0], 1);
+	cr_assert_eq(R.n[1], 1);
+	cr_assert(!memcmp(src, dst, len));
+	memset(dst, 0, room + 1);
+	cr_assert_eq(post(1, UET_OP_TRECV, dst, room, 5, 0, 0, &cr2), 0);
+	cr_assert_eq(post(0, UET_OP_TSEND, src, len, 5, 0, 0, &cs2), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w3, H.now + 60 * UET_SEC));
+	cr_assert_eq(find(0, &cs2)->err, 0);
+	cr_assert_eq(find(1, &cr2)->err, UET_ERR_TRUNC);
+	cr_assert_eq(find(1, &cr2)->len, room);
+	cr_assert(!memcmp(src, dst, room));
+	cr_assert_eq(dst[room], 0);
+	free(src);
+	free(dst);
+}

@@ -62,7 +62,7 @@ void uet_match_recv_free(struct uet_ses *ses, struct uet_ses_recv *r)
 {
 	uet_match_unlink(r);
 	memset(r, 0, sizeof(*r));
-	uet_dlist_add_tail(&ses->rx_free, &r->link);
+	uet_dlist_add(&ses->rx_free, &r->link);
 	ses->rx_free_n++;
 }
 
@@ -116,6 +116,11 @@ static void recv_fill(struct uet_ses_recv *r, const struct uet_op *op)
 static void unexp_discard(struct uet_ses *ses, struct uet_ses_inmsg *in)
 {
 	uet_dlist_del(&in->unexp_link);
+	/* A rendezvous sender is released by a read of nothing. */
+	if (in->rndv && !uet_dlist_linked(&in->pdc_link)) {
+		uet_rndv_discard(ses, in);
+		return;
+	}
 	if (!uet_dlist_linked(&in->pdc_link)) {
 		uet_rx_free(ses, in);
 		return;

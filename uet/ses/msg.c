@@ -1,6 +1,8 @@
 /* Outgoing messages: post, segmentation into packets with the standard SES
  * header, message_id per PDC, completion once every packet is acknowledged
- * (ses-and-libfabric-mapping §6.2, §6.3).
+ * (ses-and-libfabric-mapping §6.2, §6.3), for every operation an
+ * initiator starts: sends (eager or rendezvous), RMA writes and reads,
+ * atomics.
  *
  * A message is started on the first PDC to the peer that asks for a packet
  * (uet_ses_tx_next) and gets that PDC's next message_id; its packets then
@@ -8,7 +10,24 @@
  * match them in message_id order (FI_ORDER_SAS). Packets are not copied:
  * uet_ses_tx_write reads the user's buffer (or the inject copy) each time
  * PDS (re)sends.
+ *
+ * Per type:
+ * - WRITE: cut like a send; mem_key = rkey, buffer_offset = raddr, each
+ *   packet lands at buffer_offset + message_offset (mapping §4.6);
+ * - READ: request packets without payload, each asking for
+ *   UET_SES_READ_CHUNK bytes (the last for the rest); the data comes in
+ *   the ACK (<= UET_ACK_DATA_MAX bytes) or in the return direction
+ *   (uet_ses_rx_ret); complete when every request packet is acknowledged
+ *   and every byte arrived (mapping §4.7);
+ * - atomics: one packet with the atomic or compare-and-swap extension,
+ *   operands big-endian (amo.c); fetched values come in the ACK;
+ * - rendezvous sends (rndv.c): one eager packet with the rendezvous
+ *   extension; complete when it is acknowledged and the target has read
+ *   the rest.
+ * UET_OPF_FENCE holds a message (and every later one to the peer) until
+ * nothing earlier to that peer is in flight.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ses_int.h"
@@ -23,16 +42,63 @@ static struct uet_ses_msg *msg_alloc(struct uet_ses *ses)
 	return uet_dlist_entry(n, struct uet_ses_msg, link);
 }
 
+static bool fence_pending(const struct uet_ses *ses,
+			  const struct uet_addr *peer)
+{
+	const struct uet_dlist *pos;
+
+	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
+	     pos = pos->next) {
+		const struct uet_ses_msg *m =
+			uet_dlist_entry(pos, struct uet_ses_msg, link);
+
+		if (uet_addr_equal(&m->peer, peer))
+			return m->flags & UET_OPF_FENCE;
+	}
+	return false;
+}
+
 static void msg_release(struct uet_ses *ses, struct uet_ses_msg *m)
 {
 	uint8_t *inject = m->inject;
+	struct uet_addr peer = m->peer;
+	bool started = m->started;
 
 	uet_dlist_del(&m->link);
-	memset(m, 0, sizeof(*m));
-	m->inject = inject;
-	uet_dlist_add_tail(&ses->tx_free, &m->link);
-	ses->tx_free_n++;
+	uet_reasm_fini(&m->rx);
+	if (m->rmr)
+		uet_rndv_unexpose(ses, m);
 	ses->st.tx_msgs++;
+	if (m->internal) {
+		free(m);
+	} else {
+		memset(m, 0, sizeof(*m));
+		m->inject = inject;
+		uet_dlist_add(&ses->tx_free, &m->link);
+		ses->tx_free_n++;
+	}
+	/* A fenced message may start now that this one is gone. */
+	if (started && fence_pending(ses, &peer))
+		uet_pds_wake(ses->pds, &peer, ses->now);
+}
+
+static uint32_t msg_cf(const struct uet_ses_msg *m)
+{
+	switch (m->type) {
+	case UET_OP_TSEND:
+		return UET_CF_SEND | UET_CF_TAGGED;
+	case UET_OP_WRITE:
+		return UET_CF_WRITE;
+	case UET_OP_READ:
+		return UET_CF_READ;
+	case UET_OP_ATOMIC:
+		return UET_CF_ATOMIC | UET_CF_WRITE;
+	case UET_OP_FETCH_ATOMIC:
+	case UET_OP_CMP_ATOMIC:
+		return UET_CF_ATOMIC | UET_CF_READ;
+	default:
+		return UET_CF_SEND;
+	}
 }
 
 static void msg_report(struct uet_ses *ses, struct uet_ses_msg *m)
@@ -42,24 +108,39 @@ static void msg_report(struct uet_ses *ses, struct uet_ses_msg *m)
 	if (m->reported)
 		return;
 	m->reported = true;
+	if (m->internal) {
+		uet_rndv_read_done(ses, m);
+		return;
+	}
 	if (!m->err && !(m->flags & UET_OPF_COMPLETION))
 		return;
 	memset(&c, 0, sizeof(c));
 	c.context = m->context;
-	c.flags = UET_CF_SEND;
-	if (m->opcode == UET_SES_TAGGED_SEND)
-		c.flags |= UET_CF_TAGGED;
+	c.flags = msg_cf(m);
 	c.err = m->err;
 	c.prov_errno = m->prov_errno;
 	c.len = m->err ? 0 : m->len;
 	uet_ses_complete(ses, &c);
 }
 
-/* Complete and recycle m once PDS holds none of its packets and no more
- * will be cut. */
-static void msg_maybe_done(struct uet_ses *ses, struct uet_ses_msg *m)
+/* Has everything the message waits for arrived? */
+static bool msg_whole(const struct uet_ses_msg *m)
 {
-	if (!(m->all_sent || m->stop) || m->done != m->handed)
+	if (m->stop)
+		return true;
+	if (m->opcode == UET_SES_READ)
+		return uet_reasm_done(&m->rx);
+	if (m->rmr)
+		return m->read_done;
+	return true;
+}
+
+/* Complete and recycle m once PDS holds none of its packets, no more
+ * will be cut and nothing else is awaited. */
+void uet_msg_maybe_done(struct uet_ses *ses, struct uet_ses_msg *m)
+{
+	if (!(m->all_sent || m->stop) || m->done != m->handed ||
+	    !msg_whole(m))
 		return;
 	if (m->pdc && m->pdc->cur == m)
 		m->pdc->cur = NULL;
@@ -67,7 +148,7 @@ static void msg_maybe_done(struct uet_ses *ses, struct uet_ses_msg *m)
 	msg_release(ses, m);
 }
 
-static void msg_fail(struct uet_ses_msg *m, int err, int prov_errno)
+void uet_msg_fail(struct uet_ses_msg *m, int err, int prov_errno)
 {
 	if (!m->err) {
 		m->err = err;
@@ -76,39 +157,170 @@ static void msg_fail(struct uet_ses_msg *m, int err, int prov_errno)
 	m->stop = true;
 }
 
-int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
+static int iov_sum(const struct uet_iov *iov, size_t n, size_t *len)
 {
-	const uint32_t ok = UET_OPF_COMPLETION | UET_OPF_INJECT |
-			    UET_OPF_CQ_DATA | UET_OPF_DELIVERY;
-	struct uet_ses_msg *m;
-	size_t len = 0, i;
+	size_t i;
 
-	if ((op->flags & ~ok) || op->iov_count > UET_SES_IOV_MAX ||
-	    (op->iov_count && !op->iov) || op->peer.af == UET_AF_NONE)
+	*len = 0;
+	if (n > UET_SES_IOV_MAX || (n && !iov))
 		return UET_ERR_INVAL;
-	for (i = 0; i < op->iov_count; i++) {
-		if (op->iov[i].len && !op->iov[i].base)
+	for (i = 0; i < n; i++) {
+		if (iov[i].len && !iov[i].base)
 			return UET_ERR_INVAL;
-		if (op->iov[i].len > SIZE_MAX - len)
+		if (iov[i].len > SIZE_MAX - *len)
 			return UET_ERR_MSGSIZE;
-		len += op->iov[i].len;
+		*len += iov[i].len;
 	}
-	if (len > ses->cfg.max_msg_size)
-		return UET_ERR_MSGSIZE;
-	if ((op->flags & UET_OPF_INJECT) && len > ses->cfg.inject_size)
-		return UET_ERR_MSGSIZE;
-	m = msg_alloc(ses);
-	if (!m)
-		return UET_ERR_AGAIN;
+	return 0;
+}
+
+/* Copy len bytes from offset off of an iov. */
+static void iov_gather(const struct uet_iov *iov, size_t n, uint8_t *dst,
+		       size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n && len; i++) {
+		size_t k;
+
+		if (off >= iov[i].len) {
+			off -= iov[i].len;
+			continue;
+		}
+		k = iov[i].len - off;
+		if (k > len)
+			k = len;
+		memcpy(dst, (const uint8_t *)iov[i].base + off, k);
+		dst += k;
+		len -= k;
+		off = 0;
+	}
+}
+
+static void iov_scatter(const struct uet_iov *iov, size_t n, size_t off,
+			const uint8_t *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n && len; i++) {
+		size_t k;
+
+		if (off >= iov[i].len) {
+			off -= iov[i].len;
+			continue;
+		}
+		k = iov[i].len - off;
+		if (k > len)
+			k = len;
+		memcpy((uint8_t *)iov[i].base + off, src, k);
+		src += k;
+		len -= k;
+		off = 0;
+	}
+}
+
+/* Atomics: element counts and operands (uet_ses_amo_valid says what may
+ * be posted). len is the operand bytes of op->iov. */
+static int amo_post(struct uet_ses *ses, struct uet_ses_msg *m,
+		    const struct uet_op *op, size_t len)
+{
+	size_t size = uet_amo_size(op->amo_dt), res, cmp, count, max;
+	uint8_t tmp[16];
+	int rc;
+
+	if (!size)
+		return UET_ERR_INVAL;
+	if (op->type != UET_OP_ATOMIC) {
+		rc = iov_sum(op->result_iov, op->result_count, &res);
+		if (rc)
+			return rc;
+		/* READ sends no operand: its count is the result's. */
+		count = op->amo_op == UET_AMO_READ ? res / size : len / size;
+		if (res != count * size)
+			return UET_ERR_INVAL;
+	} else {
+		count = len / size;
+	}
+	if (op->amo_op != UET_AMO_READ && len != count * size)
+		return UET_ERR_INVAL;
+	max = uet_ses_amo_valid(op->amo_op, op->amo_dt, op->type,
+				ses->cfg.mtu);
+	if (!count || count > max)
+		return UET_ERR_INVAL;
+	m->amo_op = op->amo_op;
+	m->amo_dt = op->amo_dt;
+	m->len = (uint32_t)(count * size);
+	if (op->type == UET_OP_CMP_ATOMIC) {
+		rc = iov_sum(op->compare_iov, op->compare_count, &cmp);
+		if (rc || cmp != size)
+			return UET_ERR_INVAL;
+		iov_gather(op->compare_iov, op->compare_count, tmp, 0, size);
+		uet_amo_to_wire(m->amo_dt, m->amo_cmp + 16 - size, tmp, 1);
+		iov_gather(op->iov, op->iov_count, tmp, 0, size);
+		uet_amo_to_wire(m->amo_dt, m->amo_swp + 16 - size, tmp, 1);
+	}
+	if (op->type != UET_OP_ATOMIC) {
+		memcpy(m->res, op->result_iov,
+		       op->result_count * sizeof(*op->result_iov));
+		m->res_count = op->result_count;
+	}
+	m->opcode = op->type == UET_OP_ATOMIC ? UET_SES_ATOMIC :
+						UET_SES_FETCHING_ATOMIC;
+	return 0;
+}
+
+static uint32_t post_flags_ok(uint8_t type)
+{
+	switch (type) {
+	case UET_OP_SEND:
+	case UET_OP_TSEND:
+	case UET_OP_WRITE:
+		return UET_OPF_COMPLETION | UET_OPF_INJECT | UET_OPF_CQ_DATA |
+		       UET_OPF_DELIVERY | UET_OPF_FENCE;
+	case UET_OP_READ:
+		return UET_OPF_COMPLETION | UET_OPF_DELIVERY | UET_OPF_FENCE;
+	default:
+		return UET_OPF_COMPLETION | UET_OPF_INJECT |
+		       UET_OPF_DELIVERY | UET_OPF_FENCE;
+	}
+}
+
+static int msg_fill(struct uet_ses *ses, struct uet_ses_msg *m,
+		    const struct uet_op *op, size_t len)
+{
+	size_t i;
+	int rc;
 
 	m->context = op->context;
 	m->flags = op->flags;
-	m->opcode = op->type == UET_OP_TSEND ? UET_SES_TAGGED_SEND :
-					       UET_SES_SEND;
+	m->type = op->type;
 	m->peer = op->peer;
-	m->tag = op->type == UET_OP_TSEND ? op->tag : 0;
 	m->cq_data = op->cq_data;
 	m->len = (uint32_t)len;
+	m->rkey = op->rkey;
+	m->raddr = op->raddr;
+	switch (op->type) {
+	case UET_OP_TSEND:
+		m->opcode = UET_SES_TAGGED_SEND;
+		m->tag = op->tag;
+		break;
+	case UET_OP_WRITE:
+		m->opcode = UET_SES_WRITE;
+		break;
+	case UET_OP_READ:
+		m->opcode = UET_SES_READ;
+		break;
+	case UET_OP_ATOMIC:
+	case UET_OP_FETCH_ATOMIC:
+	case UET_OP_CMP_ATOMIC:
+		rc = amo_post(ses, m, op, len);
+		if (rc)
+			return rc;
+		break;
+	default:
+		m->opcode = UET_SES_SEND;
+		break;
+	}
 	if (op->flags & UET_OPF_INJECT) {
 		size_t off = 0;
 
@@ -126,10 +338,55 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 			m->iov[i] = op->iov[i];
 		m->iov_count = op->iov_count;
 	}
+	if (m->opcode == UET_SES_READ)
+		uet_reasm_init(&m->rx, m->len);
+	/* Large sends: the rest is read by the target (rndv.c). */
+	if ((op->type == UET_OP_SEND || op->type == UET_OP_TSEND) &&
+	    ses->cfg.rndv_threshold && len > ses->cfg.rndv_threshold &&
+	    !(op->flags & UET_OPF_INJECT))
+		return uet_rndv_expose(ses, m);
+	return 0;
+}
+
+int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
+{
+	struct uet_ses_msg *m;
+	size_t len;
+	int rc;
+
+	if ((op->flags & ~post_flags_ok(op->type)) ||
+	    op->peer.af == UET_AF_NONE)
+		return UET_ERR_INVAL;
+	rc = iov_sum(op->iov, op->iov_count, &len);
+	if (rc)
+		return rc;
+	if (len > ses->cfg.max_msg_size)
+		return UET_ERR_MSGSIZE;
+	if ((op->flags & UET_OPF_INJECT) && len > ses->cfg.inject_size)
+		return UET_ERR_MSGSIZE;
+	m = msg_alloc(ses);
+	if (!m)
+		return UET_ERR_AGAIN;
+	rc = msg_fill(ses, m, op, len);
+	if (rc) {
+		uint8_t *inject = m->inject;
+
+		uet_reasm_fini(&m->rx);
+		memset(m, 0, sizeof(*m));
+		m->inject = inject;
+		uet_dlist_add(&ses->tx_free, &m->link);
+		ses->tx_free_n++;
+		return rc;
+	}
+	uet_msg_queue(ses, m, now);
+	return 0;
+}
+
+void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now)
+{
 	uet_dlist_add_tail(&ses->tx_pending, &m->link);
 	uet_pds_wake(ses->pds, &m->peer, now);
 	uet_msg_rewake(ses, now);
-	return 0;
 }
 
 bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer)
@@ -142,6 +399,23 @@ bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer)
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
 		if (uet_addr_equal(&m->peer, peer))
+			return true;
+	}
+	return false;
+}
+
+/* Is anything to peer started and not finished (FENCE)? */
+static bool peer_busy(const struct uet_ses *ses, const struct uet_addr *peer)
+{
+	const struct uet_dlist *pos;
+
+	for (pos = ses->pdcs.next; pos != &ses->pdcs; pos = pos->next) {
+		const struct uet_ses_pdc *ps =
+			uet_dlist_entry(pos, struct uet_ses_pdc, link);
+
+		if (ps->ref && ps->ref->initiator &&
+		    uet_addr_equal(&ps->ref->peer, peer) &&
+		    !uet_dlist_empty(&ps->tx_msgs))
 			return true;
 	}
 	return false;
@@ -160,6 +434,10 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 
 		if (!uet_addr_equal(&m->peer, &ps->ref->peer))
 			continue;
+		/* A fence holds it, and what follows it, until the peer has
+		 * nothing of ours in flight (msg_release wakes PDS). */
+		if ((m->flags & UET_OPF_FENCE) && peer_busy(ses, &m->peer))
+			return NULL;
 		uet_dlist_del(&m->link);
 		uet_dlist_add_tail(&ps->tx_msgs, &m->link);
 		m->pdc = ps;
@@ -170,6 +448,30 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 	return NULL;
 }
 
+/* Payload (READ: requested) bytes of the next packet of m. */
+static uint32_t msg_cut(const struct uet_ses *ses,
+			const struct uet_ses_msg *m)
+{
+	uint32_t left = m->len - m->sent;
+
+	switch (m->opcode) {
+	case UET_SES_READ:
+		return left < UET_SES_READ_CHUNK ? left : UET_SES_READ_CHUNK;
+	case UET_SES_ATOMIC:
+	case UET_SES_FETCHING_ATOMIC:
+		/* One packet; READ and compare ops carry no payload. */
+		return m->amo_op == UET_AMO_READ ||
+		       uet_ses_req_ext(m->opcode, m->amo_op) ==
+			       UET_SES_EXT_CSWAP ? 0 : left;
+	case UET_SES_RENDEZVOUS_SEND:
+	case UET_SES_RENDEZVOUS_TSEND:
+		return m->eager;
+	default:
+		return left < ses->payload_max ? left :
+						 (uint32_t)ses->payload_max;
+	}
+}
+
 int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		    struct uet_ses_pkt *pkt, uet_time now)
 {
@@ -177,12 +479,13 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	struct uet_ses_msg *m;
 	uint32_t len;
 
-	(void)now;
-	if (!pdc->initiator)
-		return 0;
+	if (now > ses->now)
+		ses->now = now;
 	ps = uet_ses_pdc_state(ses, pdc);
 	if (!ps)
 		return 0;
+	if (!pdc->initiator)
+		return uet_rma_ret_next(ses, ps, pkt);
 	m = ps->cur;
 	if (m && (m->all_sent || m->stop))
 		m = ps->cur = NULL;
@@ -192,15 +495,24 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 			return 0;
 		ps->cur = m;
 	}
-	len = m->len - m->sent;
-	if (len > ses->payload_max)
-		len = (uint32_t)ses->payload_max;
+	len = msg_cut(ses, m);
 	pkt->msg = m;
 	pkt->offset = m->sent;
 	pkt->len = len;
 	pkt->next_hdr = UET_NH_REQ_STD;
-	pkt->eom = m->sent + len == m->len;
-	m->sent += len;
+	switch (m->opcode) {
+	case UET_SES_ATOMIC:
+	case UET_SES_FETCHING_ATOMIC:
+	case UET_SES_RENDEZVOUS_SEND:
+	case UET_SES_RENDEZVOUS_TSEND:
+		/* Single-packet messages. */
+		m->sent = m->len;
+		break;
+	default:
+		m->sent += len;
+		break;
+	}
+	pkt->eom = m->sent == m->len;
 	m->handed++;
 	if (pkt->eom) {
 		m->all_sent = true;
@@ -213,22 +525,75 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 static void msg_gather(const struct uet_ses_msg *m, uint8_t *dst, size_t off,
 		       size_t len)
 {
-	size_t i;
+	iov_gather(m->iov, m->iov_count, dst, off, len);
+}
 
-	for (i = 0; i < m->iov_count && len; i++) {
-		size_t n;
+static void req_fill(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
+		     const struct uet_ses_msg *m, const struct uet_ses_pkt *pkt,
+		     struct uet_ses_req *req)
+{
+	bool som = pkt->offset == 0;
 
-		if (off >= m->iov[i].len) {
-			off -= m->iov[i].len;
-			continue;
+	memset(req, 0, sizeof(*req));
+	req->format = UET_NH_REQ_STD;
+	req->opcode = m->opcode;
+	/* We address job-relative (ses-and-libfabric-mapping §1.2). */
+	req->flags = UET_SES_F_REL;
+	if (som)
+		req->flags |= UET_SES_F_SOM;
+	if (pkt->eom)
+		req->flags |= UET_SES_F_EOM;
+	if (m->flags & UET_OPF_DELIVERY)
+		req->flags |= UET_SES_F_DC;
+	/* Flushed: the user's buffer is no longer ours to read; a resend
+	 * tells the target the message ended in error (mapping §4.9). */
+	if (m->reported && !m->internal)
+		req->flags |= UET_SES_F_IE;
+	req->message_id = m->msg_id;
+	req->request_length = m->len;
+	req->job_id = ses->cfg.job_id & 0xFFFFFF;
+	req->pid_on_fep = uet_ses_addr_pid(&pdc->peer);
+	req->resource_index = uet_ses_addr_ri(&pdc->peer);
+	req->initiator = ses->initiator;
+	switch (m->opcode) {
+	case UET_SES_WRITE:
+	case UET_SES_READ:
+	case UET_SES_ATOMIC:
+	case UET_SES_FETCHING_ATOMIC:
+		req->match_bits = m->rkey;
+		req->buffer_offset = m->raddr;
+		break;
+	default:
+		req->match_bits = m->tag;
+		break;
+	}
+	if (som) {
+		if (m->flags & UET_OPF_CQ_DATA) {
+			req->flags |= UET_SES_F_HD;
+			req->header_data = m->cq_data;
 		}
-		n = m->iov[i].len - off;
-		if (n > len)
-			n = len;
-		memcpy(dst, (const uint8_t *)m->iov[i].base + off, n);
-		dst += n;
-		len -= n;
-		off = 0;
+	} else {
+		req->payload_length = (uint16_t)pkt->len;
+		req->message_offset = pkt->offset;
+	}
+	switch (uet_ses_req_ext(m->opcode, m->amo_op)) {
+	case UET_SES_EXT_CSWAP:
+		memcpy(req->amo.compare, m->amo_cmp, 16);
+		memcpy(req->amo.swap, m->amo_swp, 16);
+		/* fall through */
+	case UET_SES_EXT_AMO:
+		req->amo.op = m->amo_op;
+		req->amo.dt = m->amo_dt;
+		break;
+	case UET_SES_EXT_RNDV:
+		req->rndv.eager_length = m->eager;
+		req->rndv.read_pid_on_fep = ses->cfg.pid_on_fep & 0xFFF;
+		req->rndv.read_resource_index = ses->cfg.resource_index & 0xFFF;
+		req->rndv.read_offset = m->eager;
+		req->rndv.read_match_bits = m->rmr->key;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -237,50 +602,81 @@ int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 {
 	const struct uet_ses_msg *m = pkt->msg;
 	struct uet_ses_req req;
-	bool som = pkt->offset == 0;
+	size_t plen;
 	int n;
 
-	memset(&req, 0, sizeof(req));
-	req.format = UET_NH_REQ_STD;
-	req.opcode = m->opcode;
-	/* We address job-relative (ses-and-libfabric-mapping §1.2). */
-	req.flags = UET_SES_F_REL;
-	if (som)
-		req.flags |= UET_SES_F_SOM;
-	if (pkt->eom)
-		req.flags |= UET_SES_F_EOM;
-	if (m->flags & UET_OPF_DELIVERY)
-		req.flags |= UET_SES_F_DC;
-	/* Flushed: the user's buffer is no longer ours to read; a resend
-	 * tells the target the message ended in error (mapping §4.9). */
-	if (m->reported)
-		req.flags |= UET_SES_F_IE;
-	req.message_id = m->msg_id;
-	req.request_length = m->len;
-	req.job_id = ses->cfg.job_id & 0xFFFFFF;
-	req.pid_on_fep = uet_ses_addr_pid(&pdc->peer);
-	req.resource_index = uet_ses_addr_ri(&pdc->peer);
-	req.initiator = ses->initiator;
-	req.match_bits = m->tag;
-	if (som) {
-		if (m->flags & UET_OPF_CQ_DATA) {
-			req.flags |= UET_SES_F_HD;
-			req.header_data = m->cq_data;
-		}
-	} else {
-		req.payload_length = (uint16_t)pkt->len;
-		req.message_offset = pkt->offset;
-	}
-	if (cap < UET_SES_STD_LEN + (size_t)pkt->len)
+	if (pkt->next_hdr == UET_NH_RSP_DATA)
+		return uet_rma_ret_write(ses, pdc, pkt, buf, cap);
+	req_fill(ses, pdc, m, pkt, &req);
+	/* A read request carries no payload. */
+	plen = m->opcode == UET_SES_READ ? 0 : pkt->len;
+	if (cap < (size_t)uet_ses_req_len(&req) + plen)
 		return UET_ERR_WIRE_NOSPACE;
 	n = uet_ses_req_encode(buf, cap, &req);
 	if (n < 0)
 		return n;
-	if (m->reported)
-		memset(buf + n, 0, pkt->len);
+	if (m->reported && !m->internal)
+		memset(buf + n, 0, plen);
 	else
-		msg_gather(m, buf + n, pkt->offset, pkt->len);
-	return n + (int)pkt->len;
+		msg_gather(m, buf + n, pkt->offset, plen);
+	if (plen && (m->opcode == UET_SES_ATOMIC ||
+		     m->opcode == UET_SES_FETCHING_ATOMIC))
+		uet_amo_to_wire(m->amo_dt, buf + n, buf + n,
+				plen / uet_amo_size(m->amo_dt));
+	return n + (int)plen;
+}
+
+/* Read data for [off, off + len) of m arrived (ACK or return direction):
+ * into the user's buffer, or the rendezvous receive's; counted once. */
+int uet_msg_read_data(struct uet_ses_msg *m, uint32_t off,
+		      const uint8_t *data, size_t len)
+{
+	int ret = uet_reasm_add(&m->rx, off, (uint32_t)len);
+
+	if (ret <= 0 || m->reported)
+		return ret;
+	if (m->internal)
+		uet_rndv_place(m, off, data, len);
+	else
+		iov_scatter(m->iov, m->iov_count, off, data, len);
+	return ret;
+}
+
+/* Data a read or a fetching atomic got back in the ACK. */
+static void msg_ack_data(struct uet_ses_msg *m, const struct uet_ses_pkt *pkt,
+			 const struct uet_ses_reply *reply)
+{
+	const struct uet_ses_rsp *rsp = reply ? &reply->rsp : NULL;
+	size_t n = reply ? reply->data_len : 0;
+	uint8_t tmp[UET_ACK_DATA_MAX];
+
+	if (m->stop)
+		return;
+	if (!rsp || rsp->opcode != UET_SES_RESPONSE_W_DATA ||
+	    n > UET_ACK_DATA_MAX) {
+		/* The target always answers these with data: an ACK
+		 * without it (e.g. coalesced) lost the result. */
+		if (m->opcode != UET_SES_READ || m->len > UET_ACK_DATA_MAX)
+			return;
+		uet_msg_fail(m, UET_ERR_REMOTE, UET_RC_NULL);
+		return;
+	}
+	if (n != m->len || (rsp->format == UET_NH_RSP_DATA &&
+			    rsp->modified_length != m->len)) {
+		uet_msg_fail(m, UET_ERR_REMOTE, UET_RC_UNSUPPORTED_SIZE);
+		return;
+	}
+	if (m->opcode == UET_SES_READ) {
+		if (uet_msg_read_data(m, 0, reply->data, n) == UET_ERR_NOMEM)
+			uet_msg_fail(m, UET_ERR_NOMEM, 0);
+		return;
+	}
+	(void)pkt;
+	if (m->reported)
+		return;
+	uet_amo_from_wire(m->amo_dt, tmp, reply->data,
+			  n / uet_amo_size(m->amo_dt));
+	iov_scatter(m->res, m->res_count, 0, tmp, n);
 }
 
 void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
@@ -290,15 +686,24 @@ void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	const struct uet_ses_rsp *rsp = reply ? &reply->rsp : NULL;
 	struct uet_ses_msg *m = pkt->msg;
 
-	(void)pdc;
-	(void)now;
+	if (now > ses->now)
+		ses->now = now;
+	if (pkt->next_hdr == UET_NH_RSP_DATA) {
+		if (pdc->ses_state)
+			uet_rma_ret_done(ses, pdc->ses_state, pkt, true);
+		return;
+	}
 	m->done++;
 	/* An SES error arrives as a response with an error return code
 	 * (mapping §6.1); the whole message then fails. */
 	if (rsp && rsp->return_code != UET_RC_OK &&
 	    rsp->return_code != UET_RC_NULL)
-		msg_fail(m, UET_ERR_REMOTE, rsp->return_code);
-	msg_maybe_done(ses, m);
+		uet_msg_fail(m, UET_ERR_REMOTE, rsp->return_code);
+	else if (m->opcode == UET_SES_FETCHING_ATOMIC ||
+		 (m->opcode == UET_SES_READ &&
+		  m->len <= UET_ACK_DATA_MAX))
+		msg_ack_data(m, pkt, reply);
+	uet_msg_maybe_done(ses, m);
 }
 
 void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
@@ -312,9 +717,28 @@ void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		ps->failed = true;
 		ps->fail_code = code;
 	}
+	if (pkt->next_hdr == UET_NH_RSP_DATA) {
+		if (ps)
+			uet_rma_ret_done(ses, ps, pkt, false);
+		return;
+	}
 	m->done++;
-	msg_fail(m, UET_ERR_PEER, code);
-	msg_maybe_done(ses, m);
+	uet_msg_fail(m, UET_ERR_PEER, code);
+	uet_msg_maybe_done(ses, m);
+}
+
+struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id)
+{
+	struct uet_dlist *pos;
+
+	for (pos = ps->tx_msgs.next; pos != &ps->tx_msgs; pos = pos->next) {
+		struct uet_ses_msg *m =
+			uet_dlist_entry(pos, struct uet_ses_msg, link);
+
+		if (m->msg_id == id)
+			return m;
+	}
+	return NULL;
 }
 
 /* PDS holds no packet of this PDC any more: what is still open on it will
@@ -328,10 +752,10 @@ void uet_msg_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
 		ps->failed = true;
-		msg_fail(m, UET_ERR_PEER, ps->fail_code);
+		uet_msg_fail(m, UET_ERR_PEER, ps->fail_code);
 		m->done = m->handed;
 		m->pdc = NULL;
-		msg_maybe_done(ses, m);
+		uet_msg_maybe_done(ses, m);
 	}
 	ps->cur = NULL;
 }
@@ -344,8 +768,8 @@ void uet_msg_flush(struct uet_ses *ses)
 		struct uet_ses_msg *m =
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
-		msg_fail(m, UET_ERR_CANCELED, 0);
-		msg_maybe_done(ses, m);
+		uet_msg_fail(m, UET_ERR_CANCELED, 0);
+		uet_msg_maybe_done(ses, m);
 	}
 	uet_dlist_foreach_safe(pos, tmp, &ses->pdcs) {
 		struct uet_ses_pdc *ps =
@@ -355,11 +779,11 @@ void uet_msg_flush(struct uet_ses *ses)
 			struct uet_ses_msg *m =
 				uet_dlist_entry(p2, struct uet_ses_msg, link);
 
-			msg_fail(m, UET_ERR_CANCELED, 0);
+			uet_msg_fail(m, UET_ERR_CANCELED, 0);
 			/* Report now; the descriptor stays until PDS lets go
 			 * of its packets. */
 			msg_report(ses, m);
-			msg_maybe_done(ses, m);
+			uet_msg_maybe_done(ses, m);
 		}
 	}
 }
@@ -377,8 +801,8 @@ void uet_msg_fail_pending(struct uet_ses *ses, const struct uet_addr *peer,
 
 		if (!uet_addr_equal(&m->peer, peer))
 			continue;
-		msg_fail(m, err, prov_errno);
-		msg_maybe_done(ses, m);
+		uet_msg_fail(m, err, prov_errno);
+		uet_msg_maybe_done(ses, m);
 	}
 }
 

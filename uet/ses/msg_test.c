@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ses_int.h"
 #include "test_loop.h"
 
 #define PA 5001
@@ -417,4 +418,34 @@ Test(msg, gather_iov)
 	cr_assert_eq(tl_run(&L, 0), 0);
 	cr_assert_eq(tl_comp(&B, &ctx)->len, sizeof(dst));
 	cr_assert_arr_eq(dst, want, sizeof(want));
+}
+
+/* Free lists are LIFO: the next message reuses the descriptor (and its
+ * inject slice) and the receive state just released, which are still in
+ * cache and paged in, instead of walking through the whole pool. */
+Test(msg, free_lists_reuse_the_last_released)
+{
+	const struct uet_dlist *rx_head = B.ses->rx_free.next;
+	const struct uet_dlist *in_head = B.ses->in_free.next;
+	const struct uet_ses_msg *m[2];
+	uint8_t src[64], dst[64];
+	int ctx;
+
+	tl_fill(src, sizeof(src), 4);
+	for (int i = 0; i < 2; i++) {
+		size_t n0 = L.n;
+
+		cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, sizeof(dst), 0, 0,
+				     UET_OPF_COMPLETION, PA, &ctx), 0);
+		cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, sizeof(src), 0,
+				     UET_OPF_INJECT, 0, NULL), 0);
+		cr_assert_eq(tl_pull(&L, SIZE_MAX), 1);
+		m[i] = L.p[n0].pkt.msg;
+		cr_assert_eq(tl_xfer(&L, n0), 0);
+		cr_assert_eq(tl_count(&B, &ctx), (size_t)i + 1);
+		cr_assert_eq(B.ses->rx_free.next, rx_head);
+		cr_assert_eq(B.ses->in_free.next, in_head);
+	}
+	cr_assert_eq(m[0], m[1]);
+	cr_assert_eq(uet_ses_tx_left(A.ses), A.cfg.tx_depth);
 }

@@ -23,7 +23,7 @@
 
 /* ---- Descriptors ---- */
 
-static struct uet_ses_inmsg *in_pool_alloc(struct uet_ses *ses)
+struct uet_ses_inmsg *uet_rx_alloc(struct uet_ses *ses)
 {
 	struct uet_dlist *n = uet_dlist_pop(&ses->in_free);
 	struct uet_ses_inmsg *in;
@@ -46,6 +46,8 @@ static struct uet_ses_inmsg *in_pool_alloc(struct uet_ses *ses)
 
 void uet_rx_free(struct uet_ses *ses, struct uet_ses_inmsg *in)
 {
+	if (in->rread)
+		in->rread->rin = NULL;
 	uet_dlist_del(&in->pdc_link);
 	uet_dlist_del(&in->unexp_link);
 	uet_reasm_fini(&in->reasm);
@@ -56,11 +58,11 @@ void uet_rx_free(struct uet_ses *ses, struct uet_ses_inmsg *in)
 	} else {
 		memset(in, 0, sizeof(*in));
 		uet_dlist_init(&in->unexp_link);
-		uet_dlist_add_tail(&ses->in_free, &in->pdc_link);
+		uet_dlist_add(&ses->in_free, &in->pdc_link);
 	}
 }
 
-static struct uet_ses_inmsg *in_find(struct uet_ses_pdc *ps, uint16_t id)
+struct uet_ses_inmsg *uet_rx_find(struct uet_ses_pdc *ps, uint16_t id)
 {
 	struct uet_dlist *pos;
 
@@ -77,8 +79,8 @@ static struct uet_ses_inmsg *in_find(struct uet_ses_pdc *ps, uint16_t id)
 /* ---- Placement and completion ---- */
 
 /* Write len bytes at byte pos of the receive's iov. */
-static void recv_scatter(struct uet_ses_recv *r, size_t pos,
-			 const uint8_t *src, size_t len)
+void uet_rx_scatter(struct uet_ses_recv *r, size_t pos, const uint8_t *src,
+		    size_t len)
 {
 	size_t i;
 
@@ -111,7 +113,7 @@ static size_t in_place(struct uet_ses_inmsg *in, uint32_t off,
 		if (off >= in->room)
 			return 0;
 		n = in->room - off < len ? in->room - off : len;
-		recv_scatter(in->recv, in->base + off, data, n);
+		uet_rx_scatter(in->recv, in->base + off, data, n);
 		return n;
 	}
 	if (len)
@@ -121,8 +123,8 @@ static size_t in_place(struct uet_ses_inmsg *in, uint32_t off,
 
 /* The receive of in is finished (err 0 or UET_ERR_TRUNC when whole, else
  * the reason): report it and let go of it. */
-static void recv_done(struct uet_ses *ses, struct uet_ses_inmsg *in, int err,
-		      int prov_errno)
+void uet_rx_recv_done(struct uet_ses *ses, struct uet_ses_inmsg *in,
+		      int err, int prov_errno)
 {
 	struct uet_ses_recv *r = in->recv;
 	struct uet_completion c;
@@ -168,7 +170,12 @@ static void recv_done(struct uet_ses *ses, struct uet_ses_inmsg *in, int err,
 
 static void in_complete(struct uet_ses *ses, struct uet_ses_inmsg *in)
 {
-	recv_done(ses, in, in->room < in->total ? UET_ERR_TRUNC : 0, 0);
+	/* Rendezvous: the eager part is in; the rest is read (rndv.c). */
+	if (in->rndv) {
+		uet_rndv_start(ses, in);
+		return;
+	}
+	uet_rx_recv_done(ses, in, in->room < in->total ? UET_ERR_TRUNC : 0, 0);
 	uet_rx_free(ses, in);
 }
 
@@ -180,6 +187,8 @@ static void in_whole(struct uet_ses *ses, struct uet_ses_inmsg *in)
 		return;		/* held: matched when its turn comes */
 	if (in->recv) {
 		in_complete(ses, in);
+	} else if (in->discard && in->rndv && in->rc == UET_RC_OK) {
+		uet_rndv_discard(ses, in);
 	} else if (in->discard) {
 		uet_rx_free(ses, in);
 	} else {
@@ -213,9 +222,13 @@ void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
 	in->recv = r;
 	if (in->buf) {
 		/* Bytes not arrived yet are garbage here and get overwritten
-		 * when their packets come. */
-		if (in->room)
-			recv_scatter(r, in->base, in->buf, in->room);
+		 * when their packets come. A rendezvous message buffered
+		 * only its eager part. */
+		size_t n = in->room < in->reasm.total ? in->room :
+							in->reasm.total;
+
+		if (n)
+			uet_rx_scatter(r, in->base, in->buf, n);
 	}
 	if (in->buf || in->charge)
 		uet_unexp_drop_buf(ses, in);
@@ -231,6 +244,11 @@ static void in_process(struct uet_ses *ses, struct uet_ses_pdc *ps,
 
 	in->processed = true;
 	ps->rx_next = (uint16_t)(in->msg_id + 1);
+	if (in->rma) {
+		/* RMA takes its turn only; placed or served already. */
+		uet_rma_settle(ses, in);
+		return;
+	}
 	if (in->discard) {
 		/* A refused message only kept its place in the order. */
 		if (in->rc != UET_RC_OK || uet_reasm_done(&in->reasm))
@@ -249,11 +267,11 @@ static void in_process(struct uet_ses *ses, struct uet_ses_pdc *ps,
 }
 
 /* Match the held messages whose predecessors are now all matched. */
-static void in_advance(struct uet_ses *ses, struct uet_ses_pdc *ps)
+void uet_rx_advance(struct uet_ses *ses, struct uet_ses_pdc *ps)
 {
 	struct uet_ses_inmsg *in;
 
-	while ((in = in_find(ps, ps->rx_next)) && !in->processed)
+	while ((in = uet_rx_find(ps, ps->rx_next)) && !in->processed)
 		in_process(ses, ps, in);
 }
 
@@ -263,7 +281,7 @@ static void in_abort(struct uet_ses *ses, struct uet_ses_inmsg *in, int err,
 		     uint8_t rc)
 {
 	if (in->recv)
-		recv_done(ses, in, err, rc);
+		uet_rx_recv_done(ses, in, err, rc);
 	uet_dlist_del(&in->unexp_link);
 	if (in->processed) {
 		uet_rx_free(ses, in);
@@ -289,20 +307,33 @@ static int refuse(struct uet_ses_rsp *rsp, bool *gtd, uint8_t rc)
 /* A message refused for what it is (not for whom it is): it still takes
  * its message_id's turn, or later messages of the PDC would wait for it
  * forever. Returns 0 or a NACK code. */
-static int refuse_msg(struct uet_ses *ses, struct uet_ses_pdc *ps,
+int uet_rx_refuse_msg(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		      const struct uet_ses_req *req, struct uet_ses_rsp *rsp,
 		      bool *gtd, uint8_t rc)
 {
-	struct uet_ses_inmsg *in = in_find(ps, req->message_id);
+	ses->st.bad_req++;
+	return uet_rx_refuse_turn(ses, ps, req, rsp, gtd, rc);
+}
+
+/* The same without counting it as a bad request (RMA refusals have their
+ * own counters). */
+int uet_rx_refuse_turn(struct uet_ses *ses, struct uet_ses_pdc *ps,
+		       const struct uet_ses_req *req, struct uet_ses_rsp *rsp,
+		       bool *gtd, uint8_t rc)
+{
+	struct uet_ses_inmsg *in = uet_rx_find(ps, req->message_id);
 	int16_t d = (int16_t)(req->message_id - ps->rx_next);
 
-	ses->st.bad_req++;
-	if (in) {
+	if (in && in->rma) {
+		if (in->rc == UET_RC_OK)
+			in->rc = rc;
+		uet_rma_settle(ses, in);
+	} else if (in) {
 		if (!in->discard || in->rc == UET_RC_OK)
 			in_abort(ses, in, UET_ERR_REMOTE, rc);
 	} else if (d == 0) {
 		ps->rx_next++;
-		in_advance(ses, ps);
+		uet_rx_advance(ses, ps);
 	} else if (d > 0) {
 		in = uet_unexp_alloc(ses, 0);
 		if (!in) {
@@ -320,7 +351,25 @@ static int refuse_msg(struct uet_ses *ses, struct uet_ses_pdc *ps,
 
 static bool is_send(uint8_t opcode)
 {
-	return opcode == UET_SES_SEND || opcode == UET_SES_TAGGED_SEND;
+	return opcode == UET_SES_SEND || opcode == UET_SES_TAGGED_SEND ||
+	       opcode == UET_SES_RENDEZVOUS_SEND ||
+	       opcode == UET_SES_RENDEZVOUS_TSEND;
+}
+
+static bool is_rndv(uint8_t opcode)
+{
+	return opcode == UET_SES_RENDEZVOUS_SEND ||
+	       opcode == UET_SES_RENDEZVOUS_TSEND;
+}
+
+/* Matching sees a rendezvous send as the send it stands for. */
+static uint8_t base_opcode(uint8_t opcode)
+{
+	if (opcode == UET_SES_RENDEZVOUS_TSEND)
+		return UET_SES_TAGGED_SEND;
+	if (opcode == UET_SES_RENDEZVOUS_SEND)
+		return UET_SES_SEND;
+	return opcode;
 }
 
 /* First packet of a message we have not seen: decide where it goes. */
@@ -330,25 +379,35 @@ static struct uet_ses_inmsg *in_new(struct uet_ses *ses,
 {
 	struct uet_ses_inmsg probe, *in;
 	struct uet_ses_recv *r = NULL;
+	uint8_t opcode = base_opcode(req->opcode);
+	bool rndv = is_rndv(req->opcode);
+	/* A rendezvous message brings (and buffers) its eager part only. */
+	uint32_t carried = rndv ? req->rndv.eager_length : req->request_length;
 
 	memset(&probe, 0, sizeof(probe));
-	probe.opcode = req->opcode;
+	probe.opcode = opcode;
 	probe.tag = req->match_bits;
 	probe.src = ps->ref->peer;
 	if (now)
 		r = uet_match_posted(ses, &probe);
-	in = r ? in_pool_alloc(ses) : uet_unexp_alloc(ses, req->request_length);
+	in = r ? uet_rx_alloc(ses) : uet_unexp_alloc(ses, carried);
 	if (!in)
 		return NULL;
 	in->pdc = ps;
 	in->src = ps->ref->peer;
 	in->msg_id = req->message_id;
-	in->opcode = req->opcode;
+	in->opcode = opcode;
 	in->rc = UET_RC_OK;
-	in->tag = req->opcode == UET_SES_TAGGED_SEND ? req->match_bits : 0;
+	in->tag = opcode == UET_SES_TAGGED_SEND ? req->match_bits : 0;
 	in->initiator = req->initiator;
 	in->total = req->request_length;
-	uet_reasm_init(&in->reasm, in->total);
+	uet_reasm_init(&in->reasm, carried);
+	if (rndv) {
+		in->rndv = true;
+		in->eager = carried;
+		in->rd_key = req->rndv.read_match_bits;
+		in->rd_off = req->rndv.read_offset;
+	}
 	uet_dlist_add_tail(&ps->rx_msgs, &in->pdc_link);
 	if (!now) {
 		ses->st.held_msgs++;
@@ -380,7 +439,8 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	int16_t d;
 	int ret;
 
-	(void)now;
+	if (now > ses->now)
+		ses->now = now;
 	*gtd = false;
 	reply->data_len = 0;
 	memset(rsp, 0, sizeof(*rsp));
@@ -414,25 +474,42 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	ps = uet_ses_pdc_state(ses, pdc);
 	if (!ps)
 		return UET_NACK_NO_RESOURCE;
+	switch (req->opcode) {
+	case UET_SES_WRITE:
+	case UET_SES_READ:
+	case UET_SES_ATOMIC:
+	case UET_SES_FETCHING_ATOMIC:
+		return uet_rma_rx(ses, ps, req, payload, len, reply, now);
+	default:
+		break;
+	}
 	if (!is_send(req->opcode))
-		return refuse_msg(ses, ps, req, rsp, gtd,
-				  UET_RC_UNSUPPORTED_OP);
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 UET_RC_UNSUPPORTED_OP);
 	if (req->request_length > ses->cfg.max_msg_size)
-		return refuse_msg(ses, ps, req, rsp, gtd,
-				  UET_RC_UNSUPPORTED_SIZE);
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 UET_RC_UNSUPPORTED_SIZE);
 	if (req->flags & UET_SES_F_IE)
-		return refuse_msg(ses, ps, req, rsp, gtd,
-				  UET_RC_INITIATOR_ERR);
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 UET_RC_INITIATOR_ERR);
 	if (plen > len || off > req->request_length ||
 	    plen > req->request_length - off)
-		return refuse_msg(ses, ps, req, rsp, gtd,
-				  UET_RC_OP_VIOLATION);
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 UET_RC_OP_VIOLATION);
+	/* Rendezvous: one packet carrying exactly its eager part. */
+	if (is_rndv(req->opcode) &&
+	    ((req->flags & (UET_SES_F_SOM | UET_SES_F_EOM)) !=
+		     (UET_SES_F_SOM | UET_SES_F_EOM) ||
+	     req->rndv.eager_length != plen))
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 UET_RC_OP_VIOLATION);
 
-	in = in_find(ps, req->message_id);
-	if (in && (in->rc != UET_RC_OK || in->opcode != req->opcode ||
+	in = uet_rx_find(ps, req->message_id);
+	if (in && (in->rc != UET_RC_OK || in->rma || in->rndv ||
+		   in->opcode != req->opcode ||
 		   in->total != req->request_length))
-		return refuse_msg(ses, ps, req, rsp, gtd,
-				  in->rc != UET_RC_OK ? in->rc :
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 in->rc != UET_RC_OK ? in->rc :
 							UET_RC_OP_VIOLATION);
 	if (!in) {
 		d = (int16_t)(req->message_id - ps->rx_next);
@@ -454,15 +531,15 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		/* Known and in line, but no room for its data: resent once a
 		 * receive has taken it. */
 		ses->st.unexp_nacks++;
-		in_advance(ses, ps);
+		uet_rx_advance(ses, ps);
 		return UET_NACK_NO_SES_MSG_AVAIL;
 	}
 	ret = uet_reasm_add(&in->reasm, off, (uint32_t)plen);
 	if (ret == UET_ERR_NOMEM)
 		return UET_NACK_NO_RESOURCE;
 	if (ret < 0)
-		return refuse_msg(ses, ps, req, rsp, gtd,
-				  UET_RC_OP_VIOLATION);
+		return uet_rx_refuse_msg(ses, ps, req, rsp, gtd,
+					 UET_RC_OP_VIOLATION);
 	if (ret == 0) {
 		ses->st.dup_pkts++;
 		return 0;
@@ -481,7 +558,7 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	}
 	if (uet_reasm_done(&in->reasm))
 		in_whole(ses, in);
-	in_advance(ses, ps);
+	uet_rx_advance(ses, ps);
 	return 0;
 }
 
@@ -498,7 +575,7 @@ void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 		struct uet_ses_inmsg *first = NULL;
 		int16_t best = INT16_MAX;
 
-		in_advance(ses, ps);
+		uet_rx_advance(ses, ps);
 		for (pos = ps->rx_msgs.next; pos != &ps->rx_msgs;
 		     pos = pos->next) {
 			int16_t d;
@@ -521,7 +598,7 @@ void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 	uet_dlist_foreach_safe(pos, tmp, &ps->rx_msgs) {
 		in = uet_dlist_entry(pos, struct uet_ses_inmsg, pdc_link);
 		if (in->recv)
-			recv_done(ses, in, UET_ERR_PEER, 0);
+			uet_rx_recv_done(ses, in, UET_ERR_PEER, 0);
 		uet_rx_free(ses, in);
 	}
 }
@@ -540,19 +617,9 @@ void uet_rx_flush(struct uet_ses *ses)
 				p2, struct uet_ses_inmsg, pdc_link);
 
 			if (in->recv) {
-				recv_done(ses, in, UET_ERR_CANCELED, 0);
+				uet_rx_recv_done(ses, in, UET_ERR_CANCELED, 0);
 				in->discard = true;
 			}
 		}
 	}
-}
-
-int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
-		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
-		   size_t len, uet_time now)
-{
-	/* No read is ever issued yet, so no return data is expected. */
-	(void)pdc; (void)rsp; (void)payload; (void)len; (void)now;
-	ses->st.bad_req++;
-	return UET_NACK_UNEXP_EVENT;
 }

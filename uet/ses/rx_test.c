@@ -348,13 +348,13 @@ Test(rx, refused_message_keeps_its_turn)
 
 	cr_assert_eq(tl_recv(&B, UET_OP_RECV, d, sizeof(d), 0, 0,
 			     UET_OPF_COMPLETION, PA, &c), 0);
-	/* Message 1 (a send) arrives before message 0 (a WRITE, which this
-	 * SES does not serve). */
+	/* Message 1 (a send) arrives before message 0 (a deferrable send,
+	 * which this SES does not serve). */
 	cr_assert_eq(rx_raw(UET_SES_SEND, 1,
 			    UET_SES_F_SOM | UET_SES_F_EOM, 4, 0, one, 4, &rsp,
 			    &gtd), 0);
 	cr_assert_null(tl_comp(&B, &c));
-	cr_assert_eq(rx_raw(UET_SES_WRITE, 0,
+	cr_assert_eq(rx_raw(UET_SES_DEFERRABLE_SEND, 0,
 			    UET_SES_F_SOM | UET_SES_F_EOM, 4, 0, one, 4, &rsp,
 			    &gtd), 0);
 	cr_assert_eq(rsp.return_code, UET_RC_UNSUPPORTED_OP);

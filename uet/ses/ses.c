@@ -104,15 +104,55 @@ static void free_inmsg_mem(struct uet_ses_inmsg *in)
 		free(in);
 }
 
+/* Outgoing descriptors hold read bitmaps; internal ones (rendezvous
+ * reads) are allocated with the receive they fill. */
+static void free_msgs(struct uet_dlist *head)
+{
+	struct uet_dlist *pos, *tmp;
+
+	uet_dlist_foreach_safe(pos, tmp, head) {
+		struct uet_ses_msg *m =
+			uet_dlist_entry(pos, struct uet_ses_msg, link);
+
+		uet_dlist_del(&m->link);
+		uet_reasm_fini(&m->rx);
+		if (!m->internal)
+			continue;
+		if (m->rin)
+			free_inmsg_mem(m->rin);
+		free(m);
+	}
+}
+
+static void free_jobs(struct uet_dlist *head)
+{
+	struct uet_dlist *pos, *tmp;
+
+	uet_dlist_foreach_safe(pos, tmp, head) {
+		struct uet_ses_ret *j =
+			uet_dlist_entry(pos, struct uet_ses_ret, link);
+
+		uet_dlist_del(pos);
+		/* Frees a deregistered region only this job kept. */
+		uet_mr_unref(j->mr);
+		free(j);
+	}
+}
+
 void uet_ses_destroy(struct uet_ses *ses)
 {
 	struct uet_dlist *pos, *tmp, *p2, *t2;
 
 	if (!ses)
 		return;
+	free_msgs(&ses->tx_pending);
 	uet_dlist_foreach_safe(pos, tmp, &ses->pdcs) {
 		struct uet_ses_pdc *ps =
 			uet_dlist_entry(pos, struct uet_ses_pdc, link);
+
+		free_msgs(&ps->tx_msgs);
+		free_jobs(&ps->ret_q);
+		free_jobs(&ps->ret_sent);
 
 		uet_dlist_foreach_safe(p2, t2, &ps->rx_msgs) {
 			struct uet_ses_inmsg *in = uet_dlist_entry(
@@ -132,6 +172,7 @@ void uet_ses_destroy(struct uet_ses *ses)
 		uet_dlist_del(&in->unexp_link);
 		free_inmsg_mem(in);
 	}
+	uet_mr_fini(ses);
 	free(ses->tx_pool);
 	free(ses->rx_pool);
 	free(ses->in_pool);
@@ -151,9 +192,16 @@ int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 {
 	if (!op)
 		return UET_ERR_INVAL;
+	if (now > ses->now)
+		ses->now = now;
 	switch (op->type) {
 	case UET_OP_SEND:
 	case UET_OP_TSEND:
+	case UET_OP_WRITE:
+	case UET_OP_READ:
+	case UET_OP_ATOMIC:
+	case UET_OP_FETCH_ATOMIC:
+	case UET_OP_CMP_ATOMIC:
 		return uet_msg_post(ses, op, now);
 	case UET_OP_RECV:
 	case UET_OP_TRECV:
@@ -197,8 +245,14 @@ void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st)
 
 void uet_ses_stats_fep(const struct uet_ses *ses, struct uet_fep_stats *st)
 {
-	st->drop_job += ses->st.bad_job + ses->st.bad_pid + ses->st.bad_index;
-	st->unexp_msgs += ses->st.unexp_msgs;
+	const struct uet_ses_stats *s = &ses->st;
+
+	st->drop_job += s->bad_job + s->bad_pid + s->bad_index;
+	st->unexp_msgs += s->unexp_msgs;
+	st->rma_rx += s->rma_writes + s->rma_reads + s->amo_ops;
+	st->rma_refused += s->rma_bad_mkey + s->rma_perm + s->rma_bad_addr +
+			   s->amo_bad_op + s->amo_bad_dt + s->amo_bad_size +
+			   s->amo_unaligned;
 }
 
 /* ---- PDC life ---- */
@@ -218,6 +272,8 @@ struct uet_ses_pdc *uet_ses_pdc_state(struct uet_ses *ses,
 	ps->ref = pdc;
 	uet_dlist_init(&ps->tx_msgs);
 	uet_dlist_init(&ps->rx_msgs);
+	uet_dlist_init(&ps->ret_q);
+	uet_dlist_init(&ps->ret_sent);
 	uet_dlist_add_tail(&ses->pdcs, &ps->link);
 	pdc->ses_state = ps;
 	return ps;
@@ -238,6 +294,7 @@ void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 	if (!ps)
 		return;
 	uet_msg_pdc_closed(ses, ps);
+	uet_rma_pdc_closed(ses, ps);
 	uet_rx_pdc_closed(ses, ps);
 	failed = ps->failed;
 	uet_dlist_del(&ps->link);
@@ -257,7 +314,7 @@ bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc)
 	const struct uet_ses_pdc *ps = pdc->ses_state;
 
 	if (ps && (ps->cur || !uet_dlist_empty(&ps->tx_msgs) ||
-		   !uet_dlist_empty(&ps->rx_msgs)))
+		   !uet_dlist_empty(&ps->rx_msgs) || uet_rma_busy(ps)))
 		return true;
 	return pdc->initiator && uet_msg_pending(ses, &pdc->peer);
 }

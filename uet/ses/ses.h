@@ -1,8 +1,8 @@
 /* The semantic sublayer (SES) of one fep, as the front door (uet/core/fep.c)
  * drives it: operations posted by the application, completions back through
  * callbacks.complete. Everything between SES and PDS goes through
- * uet/core/sublayer.h (uet_ses_tx_* / uet_ses_rx / uet_ses_pdc_* and
- * uet_pds_wake).
+ * uet/core/sublayer.h (uet_ses_tx_* / uet_ses_rx / uet_ses_rx_ret /
+ * uet_ses_pdc_* and uet_pds_wake / uet_pds_wake_pdc).
  *
  * What SES does (shared/spec/ses-and-libfabric-mapping.md):
  * - sends: one message per SEND/TSEND, cut into packets with the standard
@@ -14,7 +14,26 @@
  *   find no receive wait on the unexpected list within cfg.unexp_max bytes
  *   (one that does not fit keeps its place and has its packets NACKed with
  *   UET_NACK_NO_SES_MSG_AVAIL until a receive takes it);
- * - truncation, multi-recv, cancel, flush, remote CQ data, PEEK/CLAIM/DISCARD.
+ * - truncation, multi-recv, cancel, flush, remote CQ data, PEEK/CLAIM/DISCARD;
+ * - memory regions (mr.c): a key table; RMA WRITE and READ and atomics as
+ *   initiator (msg.c) and target (rma.c, amo.c): every packet is checked
+ *   against the region (RC_BAD_MKEY, RC_PERM_VIOLATION, RC_BAD_ADDR over
+ *   the whole message, so a refused message is not placed at all),
+ *   refusals are guaranteed responses and fail the initiator's operation
+ *   with UET_ERR_REMOTE, prov_errno = the return code; target-side
+ *   completions carry UET_CF_REMOTE and the region's context;
+ * - reads return up to UET_ACK_DATA_MAX bytes in the ACK, longer ones in
+ *   the return direction of the same PDC (uet_ses_rx_ret at the
+ *   initiator), requested in UET_SES_READ_CHUNK (1024-byte) pieces;
+ * - atomics: every libfabric op/type pair (amo.c), one packet, operands
+ *   big-endian, fetched values in the ACK; atomic with respect to each
+ *   other on this fep (the engine runs one at a time), not to the CPU;
+ * - rendezvous (rndv.c): sends above cfg.rndv_threshold carry an eager
+ *   part and the target reads the rest from an engine-keyed region;
+ * - UET_OPF_FENCE: an operation starts once nothing earlier to its peer
+ *   is in flight.
+ * SES has no timers: a read (or rendezvous send) whose target falls
+ * silent after acknowledging every request waits until the PDC fails.
  *
  * SES identifies a sender by uet_pdc_ref.peer (directed receives, the src
  * of receive completions): on the target side it must be the initiator's
@@ -67,7 +86,10 @@ void uet_ses_destroy(struct uet_ses *ses);
  * unexpected message, or err UET_ERR_NOENT when there is none (the glue's
  * FI_ENOMSG); PEEK|CLAIM reserves the message for a later UET_OPF_CLAIM
  * receive with the same context, which returns UET_ERR_NOENT when nothing
- * was claimed with it. MULTI_RECV: untagged, one iov. */
+ * was claimed with it. MULTI_RECV: untagged, one iov.
+ * RMA and atomics (fep.h): UET_ERR_INVAL also for INJECT on a read, an
+ * atomic op/type/count uet_ses_amo_valid refuses, or operand, result and
+ * compare lengths that disagree. */
 int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now);
 /* Cancel the posted receive with this context if it has not been matched
  * yet: it completes with UET_ERR_CANCELED. 0 or UET_ERR_NOENT. */
@@ -85,6 +107,21 @@ size_t uet_ses_rx_left(const struct uet_ses *ses);
  * headers, at most the 14-bit payload_length limit. */
 size_t uet_ses_payload_max(const struct uet_ses *ses);
 
+/* Memory regions (uet_fep_mr_reg / uet_fep_mr_dereg): see fep.h for the
+ * rules and codes. A region may be deregistered at any time; reads
+ * already being answered from it send zeros with RC_BAD_MKEY from then
+ * on (the memory is not read again). Lookup is by the full 64-bit key. */
+int uet_ses_mr_reg(struct uet_ses *ses, const struct uet_mr_attr *attr);
+int uet_ses_mr_dereg(struct uet_ses *ses, uint64_t key);
+
+/* Largest element count of an atomic of type (UET_OP_ATOMIC,
+ * UET_OP_FETCH_ATOMIC, UET_OP_CMP_ATOMIC) with op on datatype dt over a
+ * fep of this mtu, 0 when not supported (fi_query_atomic: the provider
+ * advertises exactly this). Base: as many as fit one packet; fetch:
+ * UET_ACK_DATA_MAX bytes of results; compare: one element. Needs no SES
+ * instance. */
+size_t uet_ses_amo_valid(uint8_t op, uint8_t dt, uint8_t type, size_t mtu);
+
 struct uet_ses_stats {
 	uint64_t tx_msgs, rx_msgs;	/* messages completed (any outcome) */
 	uint64_t unexp_msgs;		/* put on the unexpected list */
@@ -94,12 +131,20 @@ struct uet_ses_stats {
 	uint64_t bad_req;		/* unsupported opcode/format/length */
 	uint64_t dup_pkts;		/* duplicates PDS let through */
 	uint64_t truncated;		/* receives ended with UET_ERR_TRUNC */
+	/* target side of RMA and atomics */
+	uint64_t rma_writes, rma_reads, amo_ops; /* messages served */
+	uint64_t rma_bad_mkey, rma_perm, rma_bad_addr; /* refused packets */
+	uint64_t amo_bad_op, amo_bad_dt, amo_bad_size, amo_unaligned;
+	uint64_t ret_pkts;		/* return-direction data packets cut */
+	uint64_t ret_stale;		/* read data for no read in progress */
+	uint64_t rndv_tx, rndv_reads;	/* rendezvous sends, reads of them */
 	size_t unexp_bytes;		/* budget in use now */
 };
 
 void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st);
-/* Add SES's share of the fep counters: drop_job (bad job + pid + index)
- * and unexp_msgs. */
+/* Add SES's share of the fep counters: drop_job (bad job + pid + index),
+ * unexp_msgs, rma_rx (writes + reads + atomics served) and rma_refused
+ * (refusals by key, permission, range and atomic op/type/size/alignment). */
 void uet_ses_stats_fep(const struct uet_ses *ses, struct uet_fep_stats *st);
 
 /* ---- Addressing helpers (one rule for the engine and the provider) ---- */

@@ -1,5 +1,5 @@
-/* SES internals shared by ses.c, msg.c, rx.c, match.c and unexp.c. Nothing
- * outside uet/ses includes this. */
+/* SES internals shared by the files of uet/ses. Nothing outside uet/ses
+ * includes this. */
 #ifndef UET_SES_SES_INT_H
 #define UET_SES_SES_INT_H
 
@@ -21,12 +21,44 @@
 #define UET_SES_HDRS_LEN	(UET_PDS_REQ_LEN + UET_SES_STD_LEN)
 #define UET_SES_PAYLOAD_LIMIT	0x3FFFu
 
-/* An outgoing message (one SEND/TSEND), from the tx pool. */
+/* Bytes one READ request packet asks for: a fixed protocol constant, not
+ * derived from either end's mtu, so the target knows what the SOM request
+ * (which has no payload_length field) covers: [0, min(request_length,
+ * UET_SES_READ_CHUNK)). 1024 is the reference provider's default payload
+ * length, the SOM length it assumes. A target whose return packets are
+ * smaller answers one request with several. */
+#define UET_SES_READ_CHUNK	1024u
+/* PDS request + response-with-data header of a return-direction packet. */
+#define UET_SES_RET_HDRS_LEN	(UET_PDS_REQ_LEN + UET_SES_RSP_DATA_LEN)
+/* Vendor-specific key bits (55:48) of the regions rendezvous sends expose
+ * (mapping §5.1): never a registered user key. */
+#define UET_SES_MKEY_RNDV	(1ull << 48)
+
+/* A memory region in the key table (mr.c). */
+struct uet_ses_mr {
+	uint64_t key;
+	struct uet_iov iov[UET_SES_IOV_MAX];
+	size_t iov_count;
+	uint64_t len;
+	uint64_t va;			/* UET_MR_VIRT_ADDR: address of byte 0 */
+	uint32_t access;		/* UET_MR_* */
+	void *context;
+	/* rendezvous: the send exposing the region, the only peer that may
+	 * read it */
+	struct uet_ses_msg *owner;
+	struct uet_addr peer;
+	unsigned refs;			/* return jobs still reading it */
+	bool dead;			/* deregistered, kept for refs only */
+};
+
+/* An outgoing message (one posted operation), from the tx pool; the reads
+ * of rendezvous receives are allocated (internal). */
 struct uet_ses_msg {
 	struct uet_dlist link;		/* pending queue, a PDC's list, free */
 	void *context;
 	uint32_t flags;			/* UET_OPF_* */
-	uint8_t opcode;			/* UET_SES_SEND / UET_SES_TAGGED_SEND */
+	uint8_t type;			/* UET_OP_* posted */
+	uint8_t opcode;			/* UET_SES_* on the wire */
 	struct uet_addr peer;
 	uint64_t tag;
 	uint64_t cq_data;
@@ -45,6 +77,21 @@ struct uet_ses_msg {
 	bool reported;			/* completion delivered (flush) */
 	int err;
 	int prov_errno;
+
+	/* RMA and atomics */
+	uint64_t rkey, raddr;
+	uint8_t amo_op, amo_dt;
+	uint8_t amo_cmp[16], amo_swp[16]; /* compare-and-swap extension */
+	struct uet_iov res[UET_SES_IOV_MAX]; /* fetched values land here */
+	size_t res_count;
+	struct uet_reasm rx;		/* read: bytes of data arrived */
+	/* rendezvous send: the region the target reads the rest from */
+	uint32_t eager;
+	struct uet_ses_mr *rmr;
+	bool read_done;			/* the target read all it wanted */
+	/* rendezvous receive: the internal read fetching the rest */
+	bool internal;
+	struct uet_ses_inmsg *rin;	/* NULL once the receive is gone */
 };
 
 /* A posted receive, from the rx pool. */
@@ -93,6 +140,32 @@ struct uet_ses_inmsg {
 	size_t room;			/* bytes of the message that fit */
 	uint8_t *buf;			/* unmatched: the data so far */
 	size_t charge;			/* unexp_max bytes held */
+
+	/* RMA target record (WRITE, READ; atomics only hold a place) */
+	bool rma;			/* no matching: placed/served directly */
+	bool rma_done;			/* whole: freed once processed */
+	uint64_t key, boff;		/* mem_key and buffer_offset */
+	uint32_t served;		/* read: bytes acknowledged */
+	void *mr_ctx;			/* its region's context */
+	unsigned jobs;			/* read: return jobs referencing it */
+	/* rendezvous receive */
+	bool rndv;
+	uint32_t eager;
+	uint64_t rd_key, rd_off;	/* where the rest is read from */
+	struct uet_ses_msg *rread;	/* the read of the rest, once started */
+};
+
+/* Return-direction read data to send (target side of a read): one range
+ * of one read message; contiguous requests extend the queued job. */
+struct uet_ses_ret {
+	struct uet_dlist link;		/* its PDC's ret_q, then ret_sent */
+	struct uet_ses_inmsg *rec;	/* the read's record */
+	struct uet_ses_mr *mr;		/* referenced while the job lives */
+	uint64_t moff;			/* MR offset of message byte 0 */
+	uint16_t msg_id;
+	uint32_t total;			/* request_length (modified_length) */
+	uint32_t cut, end;		/* message range [cut, end) left to cut */
+	uint32_t handed, done;		/* packets */
 };
 
 /* Per-PDC state (uet_pdc_ref.ses_state). */
@@ -108,6 +181,8 @@ struct uet_ses_pdc {
 	/* target side */
 	uint16_t rx_next;		/* next message_id to match (SAS) */
 	struct uet_dlist rx_msgs;	/* struct uet_ses_inmsg.pdc_link */
+	struct uet_dlist ret_q;		/* return jobs with bytes to cut */
+	struct uet_dlist ret_sent;	/* ... all cut, awaiting acks */
 };
 
 struct uet_ses {
@@ -120,6 +195,12 @@ struct uet_ses {
 	bool rewake;			/* wake PDS for pending sends at the
 					 * next post (which brings the time) */
 	struct uet_dlist pdcs;		/* struct uet_ses_pdc */
+	uet_time now;			/* latest time seen (for wakes) */
+
+	/* memory regions (mr.c) */
+	struct uet_ses_mr **mr_slot;	/* open addressing by key */
+	size_t mr_cap, mr_n;
+	uint64_t rndv_key_next;
 
 	/* transmit */
 	struct uet_ses_msg *tx_pool;
@@ -155,6 +236,12 @@ void uet_msg_fail_pending(struct uet_ses *ses, const struct uet_addr *peer,
 			  int err, int prov_errno);
 void uet_msg_rewake(struct uet_ses *ses, uet_time now);
 bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer);
+void uet_msg_maybe_done(struct uet_ses *ses, struct uet_ses_msg *m);
+void uet_msg_fail(struct uet_ses_msg *m, int err, int prov_errno);
+void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now);
+struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id);
+int uet_msg_read_data(struct uet_ses_msg *m, uint32_t off,
+		      const uint8_t *data, size_t len);
 
 /* rx.c: incoming messages */
 void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
@@ -162,6 +249,19 @@ void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
 void uet_rx_free(struct uet_ses *ses, struct uet_ses_inmsg *in);
 void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps);
 void uet_rx_flush(struct uet_ses *ses);
+struct uet_ses_inmsg *uet_rx_find(struct uet_ses_pdc *ps, uint16_t id);
+void uet_rx_scatter(struct uet_ses_recv *r, size_t pos, const uint8_t *src,
+		    size_t len);
+struct uet_ses_inmsg *uet_rx_alloc(struct uet_ses *ses);
+void uet_rx_advance(struct uet_ses *ses, struct uet_ses_pdc *ps);
+void uet_rx_recv_done(struct uet_ses *ses, struct uet_ses_inmsg *in,
+		      int err, int prov_errno);
+int uet_rx_refuse_msg(struct uet_ses *ses, struct uet_ses_pdc *ps,
+		      const struct uet_ses_req *req, struct uet_ses_rsp *rsp,
+		      bool *gtd, uint8_t rc);
+int uet_rx_refuse_turn(struct uet_ses *ses, struct uet_ses_pdc *ps,
+		       const struct uet_ses_req *req, struct uet_ses_rsp *rsp,
+		       bool *gtd, uint8_t rc);
 
 /* match.c: posted receives and the unexpected list */
 bool uet_match_one(const struct uet_ses_recv *r,
@@ -174,6 +274,56 @@ void uet_match_flush(struct uet_ses *ses);
 void uet_match_unlink(struct uet_ses_recv *r);
 bool uet_match_multi_full(const struct uet_ses_recv *r, size_t used);
 void uet_match_recv_free(struct uet_ses *ses, struct uet_ses_recv *r);
+
+/* mr.c: the key table */
+struct uet_ses_mr *uet_mr_find(struct uet_ses *ses, uint64_t key);
+int uet_mr_add(struct uet_ses *ses, const struct uet_ses_mr *tmpl,
+	       struct uet_ses_mr **out);
+int uet_mr_remove(struct uet_ses *ses, uint64_t key);
+uint8_t uet_mr_check(struct uet_ses *ses, uint64_t key, uint64_t addr,
+		     uint64_t len, uint32_t need, const struct uet_addr *peer,
+		     struct uet_ses_mr **mrp, uint64_t *offp);
+void uet_mr_copy(const struct uet_ses_mr *mr, uint64_t off, void *buf,
+		 size_t len, bool to_mr);
+void *uet_mr_ptr(const struct uet_ses_mr *mr, uint64_t off, size_t len);
+void uet_mr_unref(struct uet_ses_mr *mr);
+void uet_mr_fini(struct uet_ses *ses);
+
+/* rma.c: target of WRITE/READ/atomics, return direction */
+int uet_rma_rx(struct uet_ses *ses, struct uet_ses_pdc *ps,
+	       const struct uet_ses_req *req, const uint8_t *payload,
+	       size_t len, struct uet_ses_reply *reply, uet_time now);
+int uet_rma_ret_next(struct uet_ses *ses, struct uet_ses_pdc *ps,
+		     struct uet_ses_pkt *pkt);
+int uet_rma_ret_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
+		      const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap);
+void uet_rma_ret_done(struct uet_ses *ses, struct uet_ses_pdc *ps,
+		      const struct uet_ses_pkt *pkt, bool ok);
+void uet_rma_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps);
+void uet_rma_settle(struct uet_ses *ses, struct uet_ses_inmsg *in);
+bool uet_rma_busy(const struct uet_ses_pdc *ps);
+
+/* amo.c: atomic arithmetic (no SES state) */
+size_t uet_amo_size(uint8_t dt);
+size_t uet_amo_align(uint8_t dt);
+bool uet_amo_supported(uint8_t op, uint8_t dt);
+void uet_amo_exec(uint8_t op, uint8_t dt, void *mem, const uint8_t *arg,
+		  const uint8_t *cmp, uint8_t *old, size_t count);
+void uet_amo_to_wire(uint8_t dt, uint8_t *dst, const void *src,
+		     size_t count);
+void uet_amo_from_wire(uint8_t dt, void *dst, const uint8_t *src,
+		       size_t count);
+
+/* rndv.c: rendezvous */
+void uet_rndv_start(struct uet_ses *ses, struct uet_ses_inmsg *in);
+void uet_rndv_read_done(struct uet_ses *ses, struct uet_ses_msg *m);
+void uet_rndv_place(struct uet_ses_msg *m, uint32_t off, const uint8_t *data,
+		    size_t len);
+void uet_rndv_discard(struct uet_ses *ses, struct uet_ses_inmsg *in);
+void uet_rndv_served(struct uet_ses *ses, struct uet_ses_mr *mr, int err,
+		     int prov_errno);
+int uet_rndv_expose(struct uet_ses *ses, struct uet_ses_msg *m);
+void uet_rndv_unexpose(struct uet_ses *ses, struct uet_ses_msg *m);
 
 /* unexp.c: buffering of unmatched messages within cfg.unexp_max */
 struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total);

@@ -16,6 +16,16 @@ void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
 	e->wake_peer = *peer;
 }
 
+void uet_pds_wake_pdc(struct uet_pds *pds, struct uet_pdc_ref *pdc,
+		      uet_time now)
+{
+	struct tl_ep *e = (struct tl_ep *)pds;
+
+	(void)pdc;
+	(void)now;
+	e->wakes_pdc++;
+}
+
 static void tl_complete(void *user, const struct uet_completion *c)
 {
 	struct tl_ep *e = user;
@@ -94,6 +104,9 @@ void tl_link_close(struct tl_link *l)
 	free(l->p);
 	l->p = NULL;
 	l->n = l->cap = 0;
+	free(l->rp);
+	l->rp = NULL;
+	l->rn = l->rcap = 0;
 }
 
 size_t tl_pull(struct tl_link *l, size_t max)
@@ -130,19 +143,30 @@ int tl_deliver(struct tl_link *l, size_t i)
 	cr_assert_leq((size_t)l->wlen + UET_PDS_REQ_LEN, l->tx->cfg.mtu);
 	hlen = uet_ses_req_decode(&l->req, UET_NH_REQ_STD, l->buf,
 				  (size_t)l->wlen);
-	cr_assert_eq(hlen, UET_SES_STD_LEN, "decode: %d", hlen);
+	cr_assert_geq(hlen, UET_SES_STD_LEN, "decode: %d", hlen);
+	cr_assert_eq(hlen, uet_ses_req_len(&l->req));
+	memset(&reply, 0x5A, sizeof(reply));
 	ret = uet_ses_rx(l->rx->ses, &l->rpdc, &l->req, l->buf + hlen,
 			 (size_t)l->wlen - hlen, &reply, 0);
 	p->rsp = reply.rsp;
 	p->gtd = reply.gtd;
+	p->reply = reply;
 	cr_assert_geq(ret, 0);
 	p->nack = (uint8_t)ret;
 	if (!ret) {
-		uint8_t rbuf[UET_SES_RSP_LEN];
+		uint8_t rbuf[UET_SES_RSP_DATA_LEN];
+		int want = p->rsp.format == UET_NH_RSP_DATA ?
+			UET_SES_RSP_DATA_LEN : UET_SES_RSP_LEN;
 
-		/* What SES answers must be encodable as it stands. */
+		/* What SES answers must be encodable as it stands; data
+		 * only with a data format and within the ACK limit. */
 		cr_assert_eq(uet_ses_rsp_encode(rbuf, sizeof(rbuf), &p->rsp),
-			     UET_SES_RSP_LEN);
+			     want);
+		cr_assert_leq(reply.data_len, UET_ACK_DATA_MAX);
+		if (p->rsp.format == UET_NH_RSP)
+			cr_assert_eq(reply.data_len, 0);
+		else
+			cr_assert_eq(p->rsp.payload_length, reply.data_len);
 	}
 	return ret;
 }
@@ -151,8 +175,9 @@ void tl_ack(struct tl_link *l, size_t i)
 {
 	cr_assert_not(l->p[i].acked, "packet %zu acked twice", i);
 	l->p[i].acked = true;
-	uet_ses_tx_acked(l->tx->ses, &l->tpdc, &l->p[i].pkt,
-			 &(struct uet_ses_reply){ .rsp = l->p[i].rsp }, 0);
+	l->p[i].reply.rsp = l->p[i].rsp;
+	uet_ses_tx_acked(l->tx->ses, &l->tpdc, &l->p[i].pkt, &l->p[i].reply,
+			 0);
 }
 
 int tl_xfer(struct tl_link *l, size_t i)
@@ -258,4 +283,155 @@ void tl_fill(uint8_t *buf, size_t len, uint32_t seed)
 		x ^= x << 5;
 		buf[i] = (uint8_t)x;
 	}
+}
+
+/* ---- Return direction ---- */
+
+size_t tl_ret_pull(struct tl_link *l, size_t max)
+{
+	size_t got = 0;
+
+	while (got < max) {
+		struct uet_ses_pkt pkt;
+
+		if (!uet_ses_tx_next(l->rx->ses, &l->rpdc, &pkt, 0))
+			break;
+		cr_assert_eq(pkt.next_hdr, UET_NH_RSP_DATA);
+		if (l->rn == l->rcap) {
+			l->rcap = l->rcap ? 2 * l->rcap : 64;
+			l->rp = realloc(l->rp, l->rcap * sizeof(*l->rp));
+			cr_assert(l->rp);
+		}
+		memset(&l->rp[l->rn], 0, sizeof(l->rp[l->rn]));
+		l->rp[l->rn++].pkt = pkt;
+		got++;
+	}
+	return got;
+}
+
+int tl_ret_deliver(struct tl_link *l, size_t i)
+{
+	struct tl_pkt *p = &l->rp[i];
+	int n, hlen, ret;
+
+	cr_assert_lt(i, l->rn);
+	n = uet_ses_tx_write(l->rx->ses, &l->rpdc, &p->pkt, l->buf,
+			     sizeof(l->buf));
+	cr_assert_geq(n, UET_SES_RSP_DATA_LEN, "ret write: %d", n);
+	cr_assert_leq((size_t)n + UET_PDS_REQ_LEN, l->rx->cfg.mtu);
+	hlen = uet_ses_rsp_decode(&l->rrsp, UET_NH_RSP_DATA, l->buf,
+				  (size_t)n);
+	cr_assert_eq(hlen, UET_SES_RSP_DATA_LEN);
+	ret = uet_ses_rx_ret(l->tx->ses, &l->tpdc, &l->rrsp, l->buf + hlen,
+			     (size_t)(n - hlen), 0);
+	cr_assert_geq(ret, 0);
+	p->nack = (uint8_t)ret;
+	return ret;
+}
+
+void tl_ret_ack(struct tl_link *l, size_t i)
+{
+	cr_assert_not(l->rp[i].acked, "return packet %zu acked twice", i);
+	l->rp[i].acked = true;
+	uet_ses_tx_acked(l->rx->ses, &l->rpdc, &l->rp[i].pkt, NULL, 0);
+}
+
+size_t tl_ret_run(struct tl_link *l)
+{
+	size_t i, left = 0;
+
+	tl_ret_pull(l, SIZE_MAX);
+	for (i = 0; i < l->rn; i++) {
+		if (l->rp[i].acked)
+			continue;
+		if (tl_ret_deliver(l, i))
+			left++;
+		else
+			tl_ret_ack(l, i);
+	}
+	return left;
+}
+
+void tl_run_all(struct tl_link **links, size_t n)
+{
+	size_t i, before, after;
+	unsigned rounds = 0;
+
+	do {
+		before = after = 0;
+		for (i = 0; i < n; i++)
+			before += links[i]->n + links[i]->rn;
+		for (i = 0; i < n; i++) {
+			tl_run(links[i], 0);
+			tl_ret_run(links[i]);
+		}
+		for (i = 0; i < n; i++)
+			after += links[i]->n + links[i]->rn;
+		cr_assert_lt(++rounds, 100000);
+	} while (after != before);
+}
+
+int tl_mr(struct tl_ep *e, void *base, size_t len, uint64_t key,
+	  uint32_t access, void *ctx)
+{
+	struct uet_mr_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.base = base;
+	a.len = len;
+	a.key = key;
+	a.access = access;
+	a.context = ctx;
+	return uet_ses_mr_reg(e->ses, &a);
+}
+
+int tl_rma(struct tl_ep *e, uint16_t to, uint8_t type, void *buf,
+	   size_t len, uint64_t key, uint64_t raddr, uint32_t flags,
+	   void *ctx)
+{
+	struct uet_iov iov = { buf, len };
+	struct uet_op op;
+
+	memset(&op, 0, sizeof(op));
+	op.type = type;
+	op.flags = flags;
+	op.context = ctx;
+	op.peer = tl_addr(to);
+	op.iov = &iov;
+	op.iov_count = 1;
+	op.rkey = key;
+	op.raddr = raddr;
+	op.cq_data = 0xC0DA;
+	return uet_ses_post(e->ses, &op, 0);
+}
+
+int tl_amo(struct tl_ep *e, uint16_t to, uint8_t type, uint8_t op,
+	   uint8_t dt, const void *buf, size_t len, void *res, size_t rlen,
+	   const void *cmp, size_t clen, uint64_t key, uint64_t raddr,
+	   void *ctx)
+{
+	struct uet_iov iov = { (void *)buf, len }, riov = { res, rlen };
+	struct uet_iov ciov = { (void *)cmp, clen };
+	struct uet_op o;
+
+	memset(&o, 0, sizeof(o));
+	o.type = type;
+	o.flags = UET_OPF_COMPLETION;
+	o.context = ctx;
+	o.peer = tl_addr(to);
+	o.iov = &iov;
+	o.iov_count = buf || len ? 1 : 0;
+	o.rkey = key;
+	o.raddr = raddr;
+	o.amo_op = op;
+	o.amo_dt = dt;
+	if (res) {
+		o.result_iov = &riov;
+		o.result_count = 1;
+	}
+	if (cmp) {
+		o.compare_iov = &ciov;
+		o.compare_count = 1;
+	}
+	return uet_ses_post(e->ses, &o, 0);
 }

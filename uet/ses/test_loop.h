@@ -3,7 +3,11 @@
  * (initiator) and one on the receiving SES (target); the test pulls packets
  * with uet_ses_tx_next, decides their order, duplicates or NACKs, writes
  * them with uet_ses_tx_write, decodes them with the wire codec and feeds
- * them to uet_ses_rx, then hands the response to uet_ses_tx_acked. */
+ * them to uet_ses_rx, then hands the response (with its data, if any) to
+ * uet_ses_tx_acked. The return direction of a link (read data the target
+ * sends on its side of the PDC, after uet_pds_wake_pdc) is carried the
+ * same way by tl_ret_*: uet_ses_tx_next/tx_write on the target's PDC,
+ * uet_ses_rx_ret on the initiator's, tx_acked back. */
 #ifndef UET_SES_TEST_LOOP_H
 #define UET_SES_TEST_LOOP_H
 
@@ -28,6 +32,7 @@ struct tl_ep {
 	size_t ncomp, capcomp;
 	unsigned wakes;
 	struct uet_addr wake_peer;
+	unsigned wakes_pdc;		/* uet_pds_wake_pdc calls */
 };
 
 struct tl_pkt {
@@ -36,6 +41,7 @@ struct tl_pkt {
 	uint8_t nack;			/* last NACK code, 0 if none */
 	struct uet_ses_rsp rsp;		/* last response */
 	bool gtd;
+	struct uet_ses_reply reply;	/* ... whole, with its data */
 };
 
 struct tl_link {
@@ -46,6 +52,10 @@ struct tl_link {
 	uint8_t buf[TL_BUF];
 	struct uet_ses_req req;		/* last request decoded */
 	int wlen;			/* last tx_write length */
+	/* return direction: rx -> tx on the same PDC */
+	struct tl_pkt *rp;
+	size_t rn, rcap;
+	struct uet_ses_rsp rrsp;	/* last return header decoded */
 };
 
 /* 127.0.0.1:port */
@@ -86,5 +96,29 @@ const struct uet_completion *tl_comp(const struct tl_ep *e, const void *ctx);
 size_t tl_count(const struct tl_ep *e, const void *ctx);
 
 void tl_fill(uint8_t *buf, size_t len, uint32_t seed);
+
+/* Return direction. Pull up to max packets from the target's side. */
+size_t tl_ret_pull(struct tl_link *l, size_t max);
+/* Write return packet i, decode it into l->rrsp, feed it to the
+ * initiator (uet_ses_rx_ret); returns its NACK code. */
+int tl_ret_deliver(struct tl_link *l, size_t i);
+void tl_ret_ack(struct tl_link *l, size_t i);
+/* Pull and carry everything of the return direction (acked unless
+ * NACKed); returns the packets still NACKed. */
+size_t tl_ret_run(struct tl_link *l);
+/* Both directions of every link given until nothing moves. */
+void tl_run_all(struct tl_link **links, size_t n);
+
+/* Register memory on e; returns the uet_ses_mr_reg code. */
+int tl_mr(struct tl_ep *e, void *base, size_t len, uint64_t key,
+	  uint32_t access, void *ctx);
+/* Post an RMA or atomic op to peer port `to`. */
+int tl_rma(struct tl_ep *e, uint16_t to, uint8_t type, void *buf,
+	   size_t len, uint64_t key, uint64_t raddr, uint32_t flags,
+	   void *ctx);
+int tl_amo(struct tl_ep *e, uint16_t to, uint8_t type, uint8_t op,
+	   uint8_t dt, const void *buf, size_t len, void *res, size_t rlen,
+	   const void *cmp, size_t clen, uint64_t key, uint64_t raddr,
+	   void *ctx);
 
 #endif

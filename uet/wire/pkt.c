@@ -32,8 +32,13 @@ static bool has_rsp(const struct uet_pds_hdr *h)
 static int payload_check(const struct uet_pkt *p, size_t rest)
 {
 	if (p->has_req && p->req.format == UET_NH_REQ_STD &&
-	    !(p->req.flags & UET_SES_F_SOM))
+	    !(p->req.flags & UET_SES_F_SOM)) {
+		/* A READ request asks for payload_length bytes, carries none
+		 * (ses-and-libfabric-mapping §4.7). */
+		if (p->req.opcode == UET_SES_READ)
+			return rest ? UET_ERR_WIRE_LENGTH : 0;
 		return p->req.payload_length != rest ? UET_ERR_WIRE_LENGTH : 0;
+	}
 	if (p->has_rsp && p->rsp.format != UET_NH_RSP)
 		return p->rsp.payload_length != rest ? UET_ERR_WIRE_LENGTH : 0;
 	return 0;
