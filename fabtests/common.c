@@ -202,6 +202,8 @@ static struct fi_info *ft_hints(const struct ft_ctx *c, uint64_t caps)
 	/* Local registration is handled (ft_mr_reg); remote keys unused. */
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 				  FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	if (c->mr_mode_set)
+		h->domain_attr->mr_mode = c->mr_mode;
 	if (c->opts.prov)
 		h->fabric_attr->prov_name = strdup(c->opts.prov);
 	if (c->opts.domain)
@@ -265,6 +267,8 @@ int ft_getinfo(struct ft_ctx *c, uint64_t need_caps, uint64_t opt_caps)
 		return ret;
 	}
 	c->caps = c->info->caps;
+	if (c->force_mr_endpoint)
+		c->info->domain_attr->mr_mode |= FI_MR_ENDPOINT;
 	c->need_mr = c->opts.force_mr ||
 		     (c->info->domain_attr->mr_mode & FI_MR_LOCAL);
 	c->ordered = (c->info->tx_attr->msg_order & FI_ORDER_SAS) &&
@@ -305,6 +309,25 @@ static int ft_ep_setup(struct ft_ctx *c, struct fid_ep *ep, struct fid_cq *cq)
 	if (ret) {
 		ft_perr("fi_ep_bind(cq)", ret);
 		return ret;
+	}
+	if (c->want_rma_cntrs && (c->caps & FI_RMA_EVENT) && ep == c->ep) {
+		struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP,
+					   .wait_obj = FI_WAIT_UNSPEC };
+
+		ret = fi_cntr_open(c->domain, &ca, &c->rcntr_write, NULL);
+		if (!ret)
+			ret = fi_cntr_open(c->domain, &ca, &c->rcntr_read,
+					   NULL);
+		if (!ret)
+			ret = fi_ep_bind(ep, &c->rcntr_write->fid,
+					 FI_REMOTE_WRITE);
+		if (!ret)
+			ret = fi_ep_bind(ep, &c->rcntr_read->fid,
+					 FI_REMOTE_READ);
+		if (ret) {
+			ft_perr("remote counters", ret);
+			return ret;
+		}
 	}
 	if (c->min_multi_recv && (c->caps & FI_MULTI_RECV)) {
 		ret = fi_setopt(&ep->fid, FI_OPT_ENDPOINT,
@@ -405,6 +428,11 @@ void ft_close(struct ft_ctx *c)
 	ft_nextra = 0;
 	if (c->ep)
 		ft_close_fid(&c->ep->fid, "fi_close(ep)");
+	if (c->rcntr_write)
+		ft_close_fid(&c->rcntr_write->fid, "fi_close(cntr)");
+	if (c->rcntr_read)
+		ft_close_fid(&c->rcntr_read->fid, "fi_close(cntr)");
+	c->rcntr_write = c->rcntr_read = NULL;
 	for (i = 0; i < c->ncqs; i++)
 		ft_close_fid(&c->cqs[i]->fid, "fi_close(cq)");
 	if (c->av)
@@ -727,6 +755,44 @@ int ft_oob_recv(struct ft_ctx *c, void *buf, size_t len)
 	return 0;
 }
 
+int ft_oob_recv_progress(struct ft_ctx *c, void *buf, size_t len)
+{
+	uint64_t deadline = ft_deadline(c);
+	struct pollfd p = { .fd = c->oob_fd, .events = POLLIN };
+	unsigned idle = 0;
+	int ret;
+
+	for (;;) {
+		ret = ft_progress(c);
+		if (ret < 0)
+			return ret;
+		if (ret || ++idle % 16)
+			continue;
+		ret = poll(&p, 1, 0);
+		if (ret > 0)
+			return ft_oob_recv(c, buf, len);
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		if (ft_now_ns() > deadline) {
+			fprintf(stderr, "%s: peer silent for %d s\n", ft_prog,
+				c->opts.timeout_s);
+			return -FI_ETIMEDOUT;
+		}
+		if (!(idle % (FT_IDLE_YIELD * 16)))
+			sched_yield();
+	}
+}
+
+int ft_oob_recv_u64_progress(struct ft_ctx *c, uint64_t *v)
+{
+	uint8_t b[8];
+	int ret = ft_oob_recv_progress(c, b, sizeof(b));
+
+	if (!ret)
+		*v = ft_get_be64(b);
+	return ret;
+}
+
 int ft_oob_sync(struct ft_ctx *c)
 {
 	uint64_t v;
@@ -851,6 +917,57 @@ void ft_mr_close(struct fid_mr *mr)
 		ft_close_fid(&mr->fid, "fi_close(mr)");
 }
 
+int ft_mr_reg_rma(struct ft_ctx *c, void *buf, size_t len, uint64_t access,
+		  struct fid_mr **mr, void **desc, uint64_t *key)
+{
+	/* distinct from ft_mr_reg's keys; both sides may use the same */
+	static uint64_t next_key = 0x10000;
+	uint64_t mode = c->info->domain_attr->mr_mode;
+	int ret;
+
+	*mr = NULL;
+	*desc = NULL;
+	ret = fi_mr_reg(c->domain, buf, len, access, 0, next_key++, 0, mr,
+			NULL);
+	if (ret) {
+		ft_perr("fi_mr_reg", ret);
+		return ret;
+	}
+	if (mode & FI_MR_ENDPOINT) {
+		ret = fi_mr_bind(*mr, &c->ep->fid, 0);
+		if (!ret)
+			ret = fi_mr_enable(*mr);
+		if (ret) {
+			ft_perr("fi_mr_bind/fi_mr_enable", ret);
+			ft_mr_close(*mr);
+			*mr = NULL;
+			return ret;
+		}
+	}
+	*key = fi_mr_key(*mr);
+	if (*key == FI_KEY_NOTAVAIL) {
+		fprintf(stderr, "%s: fi_mr_key: no key (FI_MR_RAW?)\n",
+			ft_prog);
+		ft_mr_close(*mr);
+		*mr = NULL;
+		return -FI_ENOKEY;
+	}
+	if (c->need_mr)
+		*desc = fi_mr_desc(*mr);
+	return 0;
+}
+
+uint64_t ft_rma_addr(const struct ft_ctx *c, const void *base,
+		     const void *buf)
+{
+	int mode = c->info->domain_attr->mr_mode;
+
+	if (mode == FI_MR_BASIC || (mode != FI_MR_SCALABLE &&
+				    (mode & FI_MR_VIRT_ADDR)))
+		return (uint64_t)(uintptr_t)buf;
+	return (uint64_t)((const char *)buf - (const char *)base);
+}
+
 /* ------------------------------------------------------------------ */
 /* completions */
 
@@ -935,6 +1052,10 @@ int ft_progress(struct ft_ctx *c)
 			}
 			for (i = 0; i < ret; i++) {
 				op = ent[i].op_context;
+				if (!op && c->on_remote) {
+					c->on_remote(c, &ent[i]);
+					continue;
+				}
 				if (!op) {
 					c->stray++;
 					continue;

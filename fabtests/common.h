@@ -78,6 +78,16 @@ struct ft_ctx {
 	uint64_t stray;			/* completions without an ft_op */
 	/* Optional: polled while waiting; true = the peer gave up. */
 	bool (*abort_check)(struct ft_ctx *c);
+	/* One-sided tests (ft_rma, ft_atomic). */
+	bool mr_mode_set;		/* use mr_mode below in the hints */
+	int mr_mode;			/* FI_MR_* the program supports */
+	bool force_mr_endpoint;		/* add FI_MR_ENDPOINT before fi_domain */
+	bool want_rma_cntrs;		/* bind the two below (FI_RMA_EVENT) */
+	struct fid_cntr *rcntr_write;	/* FI_REMOTE_WRITE events */
+	struct fid_cntr *rcntr_read;	/* FI_REMOTE_READ events */
+	/* Optional: CQ entries without an operation context, i.e. remote
+	 * CQ data of an RMA write at its target; else counted as stray. */
+	void (*on_remote)(struct ft_ctx *c, const struct fi_cq_tagged_entry *e);
 };
 
 /* Program-specific option callback: return 0, or -1 on a bad value. */
@@ -132,6 +142,23 @@ int ft_oob_recv_name(struct ft_ctx *c, fi_addr_t *addr);
 int ft_mr_reg(struct ft_ctx *c, void *buf, size_t len, struct fid_mr **mr,
 	      void **desc);
 void ft_mr_close(struct fid_mr *mr);
+/*
+ * A region peers may access (access: FI_REMOTE_READ/WRITE, plus FI_READ/
+ * FI_WRITE for local use), whatever the mr_mode: an application key from
+ * a counter unless FI_MR_PROV_KEY, bound to the endpoint and enabled
+ * under FI_MR_ENDPOINT. *key is what the peer must use, *desc is NULL
+ * unless FI_MR_LOCAL.
+ */
+int ft_mr_reg_rma(struct ft_ctx *c, void *buf, size_t len, uint64_t access,
+		  struct fid_mr **mr, void **desc, uint64_t *key);
+/* The address a peer names buf by: virtual under FI_MR_VIRT_ADDR, else
+ * the offset from base (the start of buf's region). */
+uint64_t ft_rma_addr(const struct ft_ctx *c, const void *base,
+		     const void *buf);
+/* Receive len bytes out of band while running ft_progress (the target
+ * of one-sided operations must progress to serve them). */
+int ft_oob_recv_progress(struct ft_ctx *c, void *buf, size_t len);
+int ft_oob_recv_u64_progress(struct ft_ctx *c, uint64_t *v);
 
 void ft_op_reset(struct ft_op *op);
 /* Read what is there on every CQ; returns entries handled or -errno. */

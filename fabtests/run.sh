@@ -69,7 +69,7 @@ if ! tool fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2>&1; then
 	echo "SKIP: provider '$prov' not available: 'fi_info -p $prov -t FI_EP_RDM' found nothing${FI_PROVIDER_PATH:+ (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)}"
 	exit 77
 fi
-for p in ft_pingpong ft_bw ft_tagged ft_alltoall; do
+for p in ft_pingpong ft_bw ft_tagged ft_alltoall ft_rma ft_atomic; do
 	if [ ! -x "$bindir/$p" ]; then
 		echo "FAIL: $bindir/$p not built (make check builds it)"
 		exit 1
@@ -301,6 +301,120 @@ verify_ft_alltoall() {
 		       ranks
 		exit bad
 	}'
+}
+
+# ft_rma: -t bw counts like ft_bw (same -S/-I/-w rules); -t lat like
+# ft_pingpong (one row per size, -I iterations, N*64 KiB/size above
+# 64 KiB, at least min(10, N); writes count a ping and a pong, reads one
+# each); -t func: both sides ran every case of "ft_rma -l" (passed or
+# skipped for a missing capability) and none failed.
+verify_ft_rma() {
+	vr_dir=$1
+	shift
+	case $(opt_val -t bw "$@") in
+	bw) verify_ft_bw "$vr_dir" "$@" ;;
+	lat)
+		vr_mul=2
+		[ "$(opt_val -o write "$@")" = read ] && vr_mul=1
+		awk -v spec="$(opt_val -S all "$@")" -v mul="$vr_mul" \
+		    -v iters="$(opt_val -I 1000 "$@")" "$awk_sizes"'
+		NF == 4 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+			size[++rows] = $1
+			it[rows] = $2
+		}
+		END {
+			n = ft_sizes(spec, want)
+			for (i = 1; i <= n; i++) {
+				w = iters
+				if (want[i] > 65536) {
+					f = iters < 10 ? iters : 10
+					w = int(iters * 65536 / want[i])
+					if (w < f)
+						w = f
+				}
+				if (!(i in size) || size[i] != want[i] ||
+				    it[i] != w) {
+					printf "size %d: want %d iterations\n",
+					       want[i], w
+					bad = 1
+				}
+				m += mul * it[i]
+			}
+			if (rows != n) {
+				printf "%d rows in the table, want %d\n", rows, n
+				bad = 1
+			}
+			printf "%d messages verified (%s)\n", m, ft_range(want, n)
+			exit bad
+		}' "$vr_dir/client.log"
+		;;
+	func)
+		awk -v cases="$("$bindir/ft_rma" -l | wc -l)" '
+		/^# [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped/ {
+			sides++
+			if ($4 != 0 || $2 + $4 + $6 != cases) {
+				printf "%s: %s\n", FILENAME, $0
+				bad = 1
+			}
+			line = $2 " passed, " $6 " skipped"
+		}
+		END {
+			if (sides != 2) {
+				printf "%d of 2 sides printed their counts\n", sides
+				bad = 1
+			}
+			printf "cases: %d, %s (both sides)\n", cases, line
+			exit bad
+		}' "$vr_dir/server.log" "$vr_dir/client.log"
+		;;
+	esac
+}
+
+# ft_atomic: the matrix line of both sides (same pairs advertised, all
+# verified, none failed); hammer: every client rank finished its -M rounds
+# and the target found the counters exact.
+verify_ft_atomic() {
+	va_dir=$1
+	shift
+	if [ "$(opt_val -t matrix "$@")" = hammer ]; then
+		awk -v n="$(opt_val -n 4 "$@")" -v m="$(opt_val -M 500 "$@")" '
+		/^ft_atomic\[[0-9]+\]: [0-9]+ fetch-add, add, cswap done/ {
+			ranks++
+			if ($2 != m) bad = 1
+		}
+		/^# ft_atomic hammer: .* exact, / { exact = 1 }
+		END {
+			if (ranks != n - 1 || !exact) {
+				printf "%d of %d clients done, counters %s\n",
+				       ranks, n - 1, exact ? "exact" : "not checked"
+				bad = 1
+			}
+			printf "%d atomics verified (%d clients x %d x 3)\n",
+			       ranks * m * 3, ranks, m
+			exit bad
+		}' "$va_dir/launcher.log"
+		return
+	fi
+	awk '
+	/^# atomic matrix: / {
+		sides++
+		if (sides == 1)
+			adv = $4
+		# "# atomic matrix: N pairs advertised (base B, fetch F,
+		# compare C), V verified, X failed here, Y failed there; ..."
+		if ($4 != adv || $13 != $4 || $15 != 0 || $18 != 0)
+			bad = 1
+		line = $0
+	}
+	END {
+		if (sides != 2) {
+			printf "%d of 2 sides printed the matrix\n", sides
+			bad = 1
+		}
+		sub(/^# atomic matrix: /, "", line)
+		printf "%d atomics verified (%s)\n", adv, line
+		exit bad
+	}' "$va_dir/server.log" "$va_dir/client.log"
 }
 
 # fi_pingpong -c: every row has "#ack" equal to "#sent"; with -S SIZE the
@@ -595,6 +709,14 @@ run_fi_pingpong() { # NAME ARGS...
 	conclude "$name" ok fi_pingpong "$d" "$st" "$d/client.log" "$@"
 }
 
+# One-sided tests run only where the provider advertises them.
+has_cap() { tool fi_info -p "$prov" -t FI_EP_RDM -c "$1" >/dev/null 2>&1; }
+has_rma=false
+has_atomic=false
+has_cap FI_RMA && has_rma=true
+has_cap FI_ATOMIC && has_atomic=true
+skip_note() { echo "SKIP: $1 (provider '$prov' does not advertise $2)"; }
+
 echo "# fabtests on loopback, provider '$prov'"
 start=$(date +%s)
 
@@ -623,6 +745,38 @@ run_fi_pingpong "fi_pingpong tagged 4096" -c -I 50 -S 4096 -m tagged
 run_fi_pingpong "fi_pingpong msg all" -c -I 10 -S all
 run_fi_pingpong "fi_pingpong msg 8 MiB" -c -I 5 -S 8388608
 run_fi_pingpong "fi_pingpong msg 16 MiB" -c -I 5 -S 16777216
+if $has_rma; then
+	run_pair "ft_rma write bw, 1 B..16 MiB" ok ft_rma -T 20 -o write \
+		-S all -I 5 -w 32
+	run_pair "ft_rma read bw, 1 B..16 MiB" ok ft_rma -T 20 -o read \
+		-S all -I 5 -w 32
+	run_pair "ft_rma writedata bw" ok ft_rma -T 20 -o writedata \
+		-S 1,4k,64k,1m -I 5 -w 32
+	run_pair "ft_rma write latency, 1 B..16 MiB" ok ft_rma -T 20 -t lat \
+		-S 1:16m:4 -I 100
+	run_pair "ft_rma read latency" ok ft_rma -T 20 -t lat -o read \
+		-S 1,4k,64k,1m -I 100
+	run_pair "ft_rma functional matrix" ok ft_rma -T 20 -t func
+	run_pair "ft_rma functional, offsets and application keys" ok \
+		ft_rma -T 20 -t func -M scalable
+	if [ "$prov" = uet ]; then
+		run_pair "ft_rma functional, FI_MR_ENDPOINT" ok ft_rma -T 20 \
+			-t func -M endpoint
+	fi
+	run_pair "ft_rma detects corruption (-Z)" "data mismatch" ft_rma \
+		-T 20 -S 4k -I 2 -w 8 -Z 20
+else
+	skip_note "ft_rma" FI_RMA
+fi
+if $has_atomic; then
+	run_pair "ft_atomic matrix" ok ft_atomic -T 20
+	run_one "ft_atomic hammer, 5 procs" ok ft_atomic -T 30 -t hammer \
+		-n 5 -M 400
+	run_pair "ft_atomic detects a wrong result (-Z)" "mismatch" ft_atomic \
+		-T 20 -Z 200
+else
+	skip_note "ft_atomic" FI_ATOMIC
+fi
 
 echo "# provider '$prov', clean: $npass passed, $nfail failed, $(( $(date +%s) - start )) s"
 
@@ -650,6 +804,18 @@ run_pair "impaired ft_bw tagged, 1 B..16 MiB" ok ft_bw -T 30 -m tagged \
 	-S 1:16m:4 -I 3 -w 32
 run_pair "impaired ft_tagged" ok ft_tagged -T 30 ${xfail:+-x "$xfail"}
 run_ranks "impaired ft_alltoall 8 procs msg" 8 -T 30 -M 1800 -x 16k -v
+if $has_rma; then
+	run_pair "impaired ft_rma write bw, 1 B..16 MiB" ok ft_rma -T 30 \
+		-o write -S 1:16m:4 -I 3 -w 16
+	run_pair "impaired ft_rma read bw, 1 B..16 MiB" ok ft_rma -T 30 \
+		-o read -S 1:16m:4 -I 3 -w 16
+	run_pair "impaired ft_rma functional matrix" ok ft_rma -T 30 -t func
+fi
+if $has_atomic; then
+	run_pair "impaired ft_atomic matrix" ok ft_atomic -T 30
+	run_one "impaired ft_atomic hammer, 5 procs" ok ft_atomic -T 60 \
+		-t hammer -n 5 -M 200
+fi
 
 # The totals, one line per program, to be quoted.
 echo "# impaired totals (FI_UET_IMPAIR=$FI_UET_IMPAIR):"

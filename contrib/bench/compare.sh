@@ -3,21 +3,30 @@
 # loopback, in one run: latency from Debian's fi_pingpong, bandwidth from
 # our ft_bw. See contrib/bench/README.md.
 #
-# usage: compare.sh [-b BUILDDIR] [-q]
+# usage: compare.sh [-b BUILDDIR] [-q] [-r REPS]
 #   -b BUILDDIR  build directory holding fabtests/ft_bw and prov/uet/.libs
 #                (default: $top_builddir, else the current directory)
 #   -q           quick: one run per number, fewer iterations (noisier)
+#   -r REPS      runs per number, the best one kept (default 2, -q 1):
+#                more on a loaded host, where a preempted process spoils
+#                a run's average
 set -u
 
 builddir=${top_builddir:-.}
 quick=false
-while getopts b:qh opt; do
+want_reps=
+while getopts b:qr:h opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
 	q) quick=true ;;
-	*) sed -n '2,9p' "$0"; exit 2 ;;
+	r) want_reps=$OPTARG ;;
+	*) sed -n '2,12p' "$0"; exit 2 ;;
 	esac
 done
+case $want_reps in
+'') ;;
+*[!0-9]* | 0) echo "compare.sh: -r wants a positive number" >&2; exit 2 ;;
+esac
 builddir=$(cd "$builddir" && pwd) || exit 2
 ftbw=$builddir/fabtests/ft_bw
 if [ ! -x "$ftbw" ]; then
@@ -49,6 +58,7 @@ if $quick; then
 else
 	reps=2 iters_small=2000 iters_64k=100 iters_1m=5 bw_iters=10
 fi
+[ -n "$want_reps" ] && reps=$want_reps
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM

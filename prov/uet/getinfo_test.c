@@ -13,11 +13,15 @@
 
 #include <criterion/criterion.h>
 #include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
 #include "test_util.h"
 
 #define V17 FI_VERSION(1, 17)
+/* What one-sided operations we advertise today: atomics. */
+#define ONE_SIDED (FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | \
+		   FI_REMOTE_WRITE)
 
 static struct fi_info *h;
 
@@ -87,11 +91,15 @@ Test(getinfo, default_entries)
 		cr_assert_eq(e->ep_attr->protocol_version, 1);
 		cr_assert_eq(e->caps, FI_MSG | FI_TAGGED | FI_SEND | FI_RECV |
 			     FI_DIRECTED_RECV | FI_MULTI_RECV | FI_SOURCE |
-			     FI_LOCAL_COMM | FI_REMOTE_COMM);
-		cr_assert_eq(e->caps & (FI_RMA | FI_ATOMIC), 0);
+			     FI_LOCAL_COMM | FI_REMOTE_COMM | ONE_SIDED);
+		/* RMA reads are not carried end to end yet */
+		cr_assert_eq(e->caps & FI_RMA, 0);
+		cr_assert_eq(e->tx_attr->rma_iov_limit, 1);
 		cr_assert_eq(e->mode, 0);
 		cr_assert_eq(e->tx_attr->mode | e->rx_attr->mode, 0);
 		cr_assert_eq(e->domain_attr->mr_mode, 0);
+		cr_assert_eq(e->domain_attr->mr_key_size, 8);
+		cr_assert_eq(e->domain_attr->mr_iov_limit, 1);
 		cr_assert_eq(e->domain_attr->cq_data_size, 8);
 		cr_assert_eq(e->domain_attr->threading, FI_THREAD_SAFE);
 		cr_assert_eq(e->domain_attr->data_progress,
@@ -178,7 +186,7 @@ Test(getinfo, caps_send_only)
 Test(getinfo, caps_refused)
 {
 	static const uint64_t bad[] = {
-		FI_RMA, FI_ATOMIC, FI_MSG | FI_RMA, FI_READ, FI_REMOTE_WRITE,
+		FI_RMA, FI_MSG | FI_RMA, FI_ATOMIC | FI_RMA,
 		FI_COLLECTIVE, FI_MULTICAST, FI_HMEM, FI_NAMED_RX_CTX,
 		FI_RMA_EVENT, FI_TRIGGER, FI_FENCE, FI_SHARED_AV,
 		FI_SOURCE_ERR, FI_VARIABLE_MSG,
@@ -308,13 +316,32 @@ Test(getinfo, mr_mode_new_api)
 	fi = gi_ok(V17);
 	cr_assert_eq(fi->domain_attr->mr_mode, 0);
 	fi_freeinfo(fi);
-	/* bits the application can handle; we need none of them */
+	/* bits the application can handle: we need none of them, but keep
+	 * provider keys and virtual addresses for one-sided use */
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
-				  FI_MR_ENDPOINT;
+				  FI_MR_ENDPOINT | FI_MR_RAW | FI_MR_RMA_EVENT |
+				  FI_MR_MMU_NOTIFY;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->domain_attr->mr_mode,
+		     FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
+	fi_freeinfo(fi);
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_PROV_KEY);
+	fi_freeinfo(fi);
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_LOCAL;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_VIRT_ADDR);
+	fi_freeinfo(fi);
+	/* two-sided only: no registration mode at all */
+	h->caps = FI_MSG | FI_TAGGED;
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
 	fi = gi_ok(V17);
 	cr_assert_eq(fi->domain_attr->mr_mode, 0);
+	cr_assert_eq(fi->tx_attr->rma_iov_limit, 0);
 	fi_freeinfo(fi);
+	h->caps = 0;
 	h->domain_attr->mr_mode = FI_MR_BASIC;
 	fi = gi_ok(FI_VERSION(1, 5));
 	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_BASIC);
@@ -442,7 +469,7 @@ Test(getinfo, sizes_refused)
 	h->rx_attr->iov_limit = 5;
 	gi_nodata(V17);
 	h->rx_attr->iov_limit = 0;
-	h->tx_attr->rma_iov_limit = 1;
+	h->tx_attr->rma_iov_limit = 2;	/* one key and address per op */
 	gi_nodata(V17);
 	h->tx_attr->rma_iov_limit = 0;
 	h->ep_attr->tx_ctx_cnt = FI_SHARED_CONTEXT;
@@ -785,5 +812,97 @@ Test(getinfo, dupinfo_roundtrip)
 	cr_assert_eq(memcmp(d->src_addr, fi->src_addr, fi->src_addrlen), 0);
 	fi_freeinfo(d);
 	cr_assert_geq(count(fi), 1);
+	fi_freeinfo(fi);
+}
+
+/* ---- one-sided capabilities ---- */
+
+Test(getinfo, caps_atomic_implies_directions)
+{
+	struct fi_info *fi;
+
+	h->caps = FI_ATOMIC;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->caps & (ONE_SIDED | FI_MSG | FI_TAGGED | FI_SEND |
+				 FI_RECV), ONE_SIDED);
+	cr_assert_eq(fi->tx_attr->caps & (FI_REMOTE_READ | FI_REMOTE_WRITE),
+		     0);
+	cr_assert_eq(fi->rx_attr->caps & (FI_READ | FI_WRITE), 0);
+	cr_assert(fi->tx_attr->caps & FI_ATOMIC);
+	cr_assert_eq(fi->tx_attr->rma_iov_limit, 1);
+	fi_freeinfo(fi);
+	/* one direction named: only that one */
+	h->caps = FI_ATOMIC | FI_READ;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->caps & ONE_SIDED, FI_ATOMIC | FI_READ);
+	fi_freeinfo(fi);
+	/* with messages: both classes, each with its directions */
+	h->caps = FI_MSG | FI_ATOMIC;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->caps & (ONE_SIDED | FI_MSG | FI_SEND | FI_RECV),
+		     ONE_SIDED | FI_MSG | FI_SEND | FI_RECV);
+	fi_freeinfo(fi);
+}
+
+Test(getinfo, one_sided_limits)
+{
+	h->caps = FI_ATOMIC;
+	h->tx_attr->rma_iov_limit = 2;
+	gi_nodata(V17);
+	h->tx_attr->rma_iov_limit = 1;
+	h->domain_attr->mr_iov_limit = 2;
+	gi_nodata(V17);
+	h->domain_attr->mr_iov_limit = 1;
+	h->ep_attr->max_order_waw_size = 64;
+	gi_nodata(V17);
+}
+
+Test(getinfo, mr_mode_basic_with_atomics)
+{
+	struct fi_info *fi;
+
+	h->caps = FI_ATOMIC;
+	h->domain_attr->mr_mode = FI_MR_BASIC;
+	fi = gi_ok(FI_VERSION(1, 4));
+	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_BASIC);
+	fi_freeinfo(fi);
+	h->domain_attr->mr_mode = FI_MR_SCALABLE;
+	fi = gi_ok(FI_VERSION(1, 4));
+	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_SCALABLE);
+	fi_freeinfo(fi);
+}
+
+/* fi_domain takes the mr_mode bits we implement, even those we never
+ * ask for (FI_MR_ENDPOINT, FI_MR_ALLOCATED), and refuses the others. */
+Test(getinfo, domain_mr_mode_honoured)
+{
+	static const uint64_t ok[] = {
+		0, FI_MR_VIRT_ADDR | FI_MR_PROV_KEY, FI_MR_ENDPOINT,
+		FI_MR_ALLOCATED | FI_MR_LOCAL, FI_MR_BASIC, FI_MR_SCALABLE,
+	};
+	static const uint64_t bad[] = {
+		FI_MR_RAW, FI_MR_RMA_EVENT, FI_MR_MMU_NOTIFY, FI_MR_HMEM,
+		FI_MR_COLLECTIVE | FI_MR_PROV_KEY,
+	};
+	struct fid_fabric *fab;
+	struct fid_domain *dom;
+	struct fi_info *fi;
+
+	setenv("FI_UET_IFACE", "lo", 1);
+	h->caps = FI_ATOMIC;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi_fabric(fi->fabric_attr, &fab, NULL), 0);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		fi->domain_attr->mr_mode = (int)ok[i];
+		cr_assert_eq(fi_domain(fab, fi, &dom, NULL), 0,
+			     "mr_mode 0x%llx", (unsigned long long)ok[i]);
+		cr_assert_eq(fi_close(&dom->fid), 0);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fi->domain_attr->mr_mode = (int)bad[i];
+		cr_assert_neq(fi_domain(fab, fi, &dom, NULL), 0,
+			      "mr_mode 0x%llx", (unsigned long long)bad[i]);
+	}
+	cr_assert_eq(fi_close(&fab->fid), 0);
 	fi_freeinfo(fi);
 }

@@ -5,11 +5,14 @@
  *   domain  = one interface address (the FEP's Fabric Address);
  *   ep      = one struct uet_fep with its own UDP home port;
  *   av      = table of peer addresses (FA + home port), fi_addr = index;
- *   cq/cntr = completion rings and counters fed by callbacks.complete.
+ *   cq/cntr = completion rings and counters fed by callbacks.complete;
+ *   mr      = a region registered into the engine of every enabled
+ *             endpoint of the domain (or of its FI_MR_ENDPOINT endpoint).
  *
  * Locking: every endpoint has one lock around its engine (the engine is
  * single-threaded); CQs, counters, AVs and EQs have their own. Order:
- * cq/cntr ep_lock -> ep lock -> av lock -> cq/cntr lock. Under
+ * domain lock -> cq/cntr ep_lock -> ep lock -> av lock -> cq/cntr lock
+ * (the domain lock guards its endpoint and MR lists). Under
  * FI_THREAD_DOMAIN without the progress thread the locks are no-ops.
  *
  * Progress (libfabric-provider.md §2.4): manual. The only I/O loop is
@@ -61,19 +64,41 @@ struct fi_provider *fi_prov_ini(void);
 
 /* ---- capabilities (uetp_attr.c) ---- */
 
+/* One-sided operations (uetp_rma.c, uetp_atomic.c) are advertised only
+ * while the engine carries them end to end; the op tables answer
+ * -FI_ENOSYS for an endpoint opened without them.
+ * FI_RMA: off while RMA reads larger than the ACK data (16 bytes) fail
+ * in the engine (the return-direction data path). FI_RMA_EVENT and
+ * FI_FENCE: off until verified end to end with the engine. */
+#define UETP_RMA_DIR_CAPS	(FI_READ | FI_WRITE | FI_REMOTE_READ | \
+				 FI_REMOTE_WRITE)
+#define UETP_RMA_CAP		0ULL
+#define UETP_ATOMIC_CAP		FI_ATOMIC
+#define UETP_ONE_SIDED_CAPS	(UETP_RMA_CAP | UETP_ATOMIC_CAP | \
+				 ((UETP_RMA_CAP | UETP_ATOMIC_CAP) ? \
+				  UETP_RMA_DIR_CAPS : 0ULL))
+#define UETP_ONE_SIDED_SEC_CAPS	0ULL	/* FI_RMA_EVENT, FI_FENCE */
+
 #define UETP_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | \
-			 FI_LOCAL_COMM | FI_REMOTE_COMM)
+			 FI_LOCAL_COMM | FI_REMOTE_COMM | \
+			 (UETP_ONE_SIDED_CAPS & ~(uint64_t)(FI_REMOTE_READ | \
+			  FI_REMOTE_WRITE)) | \
+			 (UETP_ONE_SIDED_SEC_CAPS & FI_FENCE))
 #define UETP_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | \
 			 FI_MULTI_RECV | FI_SOURCE | \
-			 FI_LOCAL_COMM | FI_REMOTE_COMM)
+			 FI_LOCAL_COMM | FI_REMOTE_COMM | \
+			 (UETP_ONE_SIDED_CAPS & ~(uint64_t)(FI_READ | \
+			  FI_WRITE)) | \
+			 (UETP_ONE_SIDED_SEC_CAPS & FI_RMA_EVENT))
 #define UETP_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
 #define UETP_CAPS	(UETP_TX_CAPS | UETP_RX_CAPS)
 /* libfabric's split (fi_getinfo.3): primary caps are granted only when
  * asked for, secondary ones come with every entry. */
 #define UETP_PRIMARY_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
-				 FI_DIRECTED_RECV)
+				 FI_DIRECTED_RECV | UETP_ONE_SIDED_CAPS)
 #define UETP_SECONDARY_CAPS	(FI_MULTI_RECV | FI_SOURCE | \
-				 FI_LOCAL_COMM | FI_REMOTE_COMM)
+				 FI_LOCAL_COMM | FI_REMOTE_COMM | \
+				 UETP_ONE_SIDED_SEC_CAPS)
 
 #define UETP_MSG_ORDER		FI_ORDER_SAS
 #define UETP_COMP_ORDER		FI_ORDER_NONE
@@ -86,6 +111,9 @@ struct fi_provider *fi_prov_ini(void);
 #define UETP_MAX_MSG_SIZE	((size_t)1 << 30)
 #define UETP_INJECT_SIZE	4096
 #define UETP_IOV_LIMIT		4	/* UET_SES_IOV_MAX */
+#define UETP_RMA_IOV_LIMIT	1	/* one (key, address) per operation */
+#define UETP_RMA_IOV_MAX	((UETP_ONE_SIDED_CAPS & (FI_RMA | FI_ATOMIC)) ? \
+				 UETP_RMA_IOV_LIMIT : 0)
 #define UETP_CQ_DATA_SIZE	8
 #define UETP_SIZE_MAX		65536	/* largest tx/rx size granted */
 #define UETP_AUTH_KEY_SIZE	4	/* the JobID, a host-order uint32_t */
@@ -329,7 +357,14 @@ struct uetp_domain {
 	struct uetp_dlist eps;
 	unsigned eps_gen;		/* bumped when eps changes */
 	struct uetp_progress *prog;	/* NULL: no progress thread */
-	uint64_t next_mr_key;
+	/* memory regions (uetp_mr.c), under lock */
+	uint64_t mr_mode;		/* FI_MR_* bits in force (BASIC and
+					 * SCALABLE translated) */
+	uint64_t next_mr_key;		/* FI_MR_PROV_KEY: next key to try */
+	struct uetp_dlist mrs;		/* every open MR */
+	struct uetp_mr **mr_hash;	/* domain-wide keys, chained */
+	size_t mr_hash_cap, mr_hash_count;
+	uint32_t *amo_max;		/* uetp_atomic.c, built on first use */
 };
 
 int uetp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
@@ -428,6 +463,7 @@ struct uetp_cntr {
 	atomic_uint_fast64_t value;
 	atomic_uint_fast64_t err;
 	uint64_t last_read;		/* for fi_trywait */
+	uint64_t op_flags;		/* FI_GETOPSFLAG / FI_SETOPSFLAG */
 	enum fi_wait_obj wait_obj;
 	struct uetp_wait *wait;
 	struct uetp_epset eps;
@@ -470,13 +506,37 @@ fi_addr_t uetp_av_reverse(struct uetp_av *av, const struct uet_addr *a);
 
 /* ---- memory registration (uetp_mr.c) ---- */
 
+/* One registration. The engine keeps its own MR table per endpoint
+ * (struct uet_fep), so a domain MR is registered into the engine of every
+ * enabled endpoint of the domain, and into each endpoint enabled later;
+ * with FI_MR_ENDPOINT only into the endpoint it is bound to, once
+ * fi_mr_enable'd. The engine's context of the MR is this struct (remote
+ * completions find the MR's counter through it). */
 struct uetp_mr {
 	struct fid_mr mr_fid;
 	struct uetp_domain *domain;
-	uint64_t access;
+	struct uetp_dlist dom_entry;	/* domain->mrs */
+	struct uetp_mr *hnext;		/* domain->mr_hash chain */
+	bool hashed;
+	uint64_t access;		/* FI_* */
+	uint64_t flags;			/* registration flags */
+	void *base;
+	size_t len;
+	struct uetp_ep *ep;		/* FI_MR_ENDPOINT: bound endpoint */
+	bool enabled;			/* in the engine(s) */
+	struct uetp_cntr *cntr;		/* fi_mr_bind(cntr) */
+	uint64_t cntr_flags;		/* FI_REMOTE_READ / FI_REMOTE_WRITE */
 };
 
 extern struct fi_ops_mr uetp_mr_ops;
+
+/* The domain's FI_MR_* mode from the fi_info it was opened with. */
+uint64_t uetp_mr_mode_bits(uint32_t version, uint64_t mr_mode);
+/* Register every MR that belongs in ep's engine (fi_enable); domain->lock
+ * held, ep->lock not. 0 or -FI_E*. */
+int uetp_mr_ep_enable(struct uetp_ep *ep);
+/* ep is closing: forget it in FI_MR_ENDPOINT MRs. domain->lock held. */
+void uetp_mr_ep_close(struct uetp_ep *ep);
 
 /* ---- impairments (uetp_impair.c) ---- */
 
@@ -514,9 +574,9 @@ int uetp_pcap_get(void);		/* open on first use (FI_UET_PCAP) */
 void uetp_pcap_put(void);
 void uetp_pcap_flush(void);
 void uetp_pcap_cleanup(void);
-void uetp_pcap_trace(const struct uet_addr *local, unsigned entropy_bits,
-		     int dir, const struct uet_pkt_info *pi,
-		     const uint8_t *pkt, size_t len);
+void uetp_pcap_trace(const struct uet_net *net, int dir,
+		     const struct uet_pkt_info *pi, const uint8_t *pkt,
+		     size_t len);
 
 /* ---- endpoint (uetp_ep.c, uetp_msg.c, uetp_tagged.c) ---- */
 
@@ -528,6 +588,7 @@ struct uetp_req {
 	struct uetp_cq *cq;
 	struct uetp_cntr *cntr;
 	uint8_t type;			/* UET_OP_* */
+	uint8_t amo_kind;		/* atomics: UETP_AMO_* (CQ flags) */
 	bool in_use;
 	bool want_comp;
 	bool reserved;			/* holds a CQ reservation */
@@ -548,6 +609,8 @@ struct uetp_ep {
 	struct uetp_cq *tx_cq, *rx_cq;
 	bool tx_selective, rx_selective;
 	struct uetp_cntr *tx_cntr, *rx_cntr;
+	struct uetp_cntr *rd_cntr, *wr_cntr;	/* FI_READ, FI_WRITE */
+	struct uetp_cntr *rrd_cntr, *rwr_cntr;	/* FI_REMOTE_READ/WRITE */
 	struct uetp_eq *eq;
 	uint64_t tx_op_flags, rx_op_flags;
 	size_t min_multi_recv;
@@ -585,6 +648,23 @@ int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 /* Called by the engine (callbacks.complete). */
 void uetp_ep_complete(void *user, const struct uet_completion *c);
 
+/* Receives use the rx free list, everything else the tx one. */
+static inline bool uetp_op_is_tx(uint8_t type)
+{
+	return type != UET_OP_RECV && type != UET_OP_TRECV;
+}
+
+/* Progress and wait hooks of a counter for this endpoint (MR counters
+ * count remote events arriving through any endpoint of the domain). */
+int uetp_ep_hook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr);
+void uetp_ep_unhook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr);
+bool uetp_ep_binds_cntr(struct uetp_ep *ep, const struct uetp_cntr *cntr);
+
+/* A free transmit request (NULL: none); ep->lock held. */
+struct uetp_req *uetp_ep_req_tx(struct uetp_ep *ep);
+/* Give back a request that was never posted; ep->lock held. */
+void uetp_ep_req_put(struct uetp_ep *ep, struct uetp_req *req);
+
 /* The one post path of fi_ops_msg / fi_ops_tagged. */
 struct uetp_post {
 	uint8_t type;			/* UET_OP_* */
@@ -605,6 +685,38 @@ ssize_t uetp_ep_cancel(fid_t fid, void *context);
 
 extern struct fi_ops_msg uetp_msg_ops;
 extern struct fi_ops_tagged uetp_tagged_ops;
+
+/* ---- RMA and atomics (uetp_rma.c, uetp_atomic.c) ---- */
+
+/* Post a prepared one-sided op (peer, iovs, key, address filled): takes
+ * a tx request, reserves the CQ entry, posts, sends. flags are FI_*
+ * (FI_COMPLETION, FI_INJECT, FI_FENCE, UETP_INJECT_OP, ...). */
+ssize_t uetp_rma_submit(struct uetp_ep *ep, struct uet_op *op,
+			uint64_t flags, void *context, uint8_t amo_kind);
+/* FI_* operation flags -> UET_OPF_* of a one-sided op. */
+uint32_t uetp_rma_opf(uint64_t flags);
+
+/* What kind of atomic a request was (CQ flags, counters). */
+#define UETP_AMO_NONE		0
+#define UETP_AMO_BASE		1
+#define UETP_AMO_FETCH		2
+#define UETP_AMO_COMPARE	3
+
+/* libfabric op/datatype -> UET (-1 when UET has none). */
+int uetp_atomic_op(enum fi_op op);
+int uetp_atomic_dt(enum fi_datatype dt);
+/* Bytes of one element of dt, 0 if unknown. */
+size_t uetp_atomic_dt_size(enum fi_datatype dt);
+/* Largest element count of one atomic of this kind, 0 when the pair is
+ * not supported (libfabric's rules and the engine's). */
+size_t uetp_atomic_max_count(struct uetp_domain *dom, enum fi_datatype dt,
+			     enum fi_op op, unsigned kind);
+int uetp_atomic_query(struct fid_domain *domain, enum fi_datatype dt,
+		      enum fi_op op, struct fi_atomic_attr *attr,
+		      uint64_t flags);
+
+extern struct fi_ops_rma uetp_rma_ops;
+extern struct fi_ops_atomic uetp_atomic_ops;
 
 /* ---- the I/O loop (uetp_progress.c) ---- */
 
@@ -658,10 +770,6 @@ int uetp_enosys_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
 		    struct fid_stx **stx, void *context);
 int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 		    struct fid_ep **rx_ep, void *context);
-int uetp_enosys_query_atomic(struct fid_domain *domain,
-			     enum fi_datatype datatype,
-			 enum fi_op op, struct fi_atomic_attr *attr,
-			 uint64_t flags);
 int uetp_enosys_query_collective(struct fid_domain *domain,
 			     enum fi_collective_op coll,
 			     struct fi_collective_attr *attr, uint64_t flags);

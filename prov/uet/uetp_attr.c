@@ -32,10 +32,22 @@ static bool uetp_auth_key_ok(size_t size, const uint8_t *key)
 	return job <= UETP_JOB_ID_MAX;
 }
 
+/* mr_mode bits we implement when the application allows them (fi_mr.3):
+ * provider keys and virtual addressing are kept as asked, since either
+ * way works for us; FI_MR_ENDPOINT and FI_MR_ALLOCATED are honoured when
+ * an fi_info carrying them is handed back, but never required; we need
+ * no FI_MR_LOCAL. */
+#define UETP_MR_MODE_KEEP	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY)
+#define UETP_MR_MODE_OK		(FI_MR_LOCAL | FI_MR_VIRT_ADDR | \
+				 FI_MR_ALLOCATED | FI_MR_PROV_KEY | \
+				 FI_MR_ENDPOINT)
+
 /* mr_mode we report for a hint, or -1 when the hint cannot be honoured.
- * We need no registration at all: FI_MR_SCALABLE before 1.5, 0 after
- * (FI_MR_BASIC ⇔ VIRT_ADDR|ALLOCATED|PROV_KEY, FI_MR_SCALABLE ⇔ 0). */
-static int uetp_mr_mode(uint32_t version, int hint)
+ * Before 1.5 the two old modes are both ours (FI_MR_BASIC ⇔
+ * VIRT_ADDR|ALLOCATED|PROV_KEY, FI_MR_SCALABLE ⇔ 0); after it, the bits
+ * of UETP_MR_MODE_KEEP the application allows, for endpoints that do
+ * one-sided operations (none are needed otherwise). */
+static int uetp_mr_mode(uint32_t version, int hint, uint64_t caps)
 {
 	if (FI_VERSION_LT(version, FI_VERSION(1, 5))) {
 		switch (hint) {
@@ -50,7 +62,18 @@ static int uetp_mr_mode(uint32_t version, int hint)
 	/* old-style values in a new API: answer in the same style */
 	if (hint == FI_MR_BASIC || hint == FI_MR_SCALABLE)
 		return hint;
-	return 0;
+	if (!(caps & (FI_RMA | FI_ATOMIC)))
+		return 0;
+	return hint & UETP_MR_MODE_KEEP;
+}
+
+/* An mr_mode in an fi_info given to fi_domain/fi_endpoint. */
+static bool uetp_mr_mode_usable(uint32_t version, int mode)
+{
+	if (FI_VERSION_LT(version, FI_VERSION(1, 5)) ||
+	    mode == FI_MR_BASIC || mode == FI_MR_SCALABLE)
+		return uetp_mr_mode(version, mode, 0) >= 0;
+	return !((uint64_t)mode & ~(uint64_t)UETP_MR_MODE_OK);
 }
 
 static const char *uetp_check_ep_attr(const struct fi_ep_attr *a)
@@ -67,7 +90,7 @@ static const char *uetp_check_ep_attr(const struct fi_ep_attr *a)
 		return "ep_attr->msg_prefix_size (no prefix)";
 	if (a->max_order_raw_size || a->max_order_war_size ||
 	    a->max_order_waw_size)
-		return "ep_attr->max_order_*_size (no RMA)";
+		return "ep_attr->max_order_*_size (no RMA ordering)";
 	if (a->tx_ctx_cnt > 1)
 		return "ep_attr->tx_ctx_cnt";
 	if (a->rx_ctx_cnt > 1)
@@ -92,7 +115,7 @@ static const char *uetp_check_domain_attr(uint32_t version,
 		return "domain_attr->resource_mgmt";
 	if (a->av_type > FI_AV_TABLE)
 		return "domain_attr->av_type";
-	if (uetp_mr_mode(version, a->mr_mode) < 0)
+	if (uetp_mr_mode(version, a->mr_mode, 0) < 0)
 		return "domain_attr->mr_mode";
 	if (a->mr_key_size > UETP_MR_KEY_SIZE)
 		return "domain_attr->mr_key_size";
@@ -140,8 +163,8 @@ static const char *uetp_check_tx_attr(const struct fi_tx_attr *a)
 		return "tx_attr->size";
 	if (a->iov_limit > UETP_IOV_LIMIT)
 		return "tx_attr->iov_limit";
-	if (a->rma_iov_limit)
-		return "tx_attr->rma_iov_limit (no RMA)";
+	if (a->rma_iov_limit > UETP_RMA_IOV_MAX)
+		return "tx_attr->rma_iov_limit";
 	if (!uetp_tclass_ok(a->tclass))
 		return "tx_attr->tclass";
 	return NULL;
@@ -176,7 +199,8 @@ static const char *uetp_check(uint32_t version, const struct fi_info *h)
 	const char *why = NULL;
 
 	if (h->caps & ~(uint64_t)UETP_CAPS)
-		return "caps (FI_MSG, FI_TAGGED and their modifiers only; "
+		return UETP_ONE_SIDED_CAPS ? "caps" :
+		       "caps (FI_MSG, FI_TAGGED and their modifiers only; "
 		       "no FI_RMA/FI_ATOMIC yet)";
 	if (!uetp_format_ok(h->addr_format))
 		return "addr_format";
@@ -200,6 +224,10 @@ int uetp_attr_check(uint32_t version, const struct fi_info *info)
 	if (!info || !info->ep_attr || !info->domain_attr)
 		return -FI_EINVAL;
 	why = uetp_check(version, info);
+	if (!why && !uetp_mr_mode_usable(version, info->domain_attr->mr_mode))
+		why = "domain_attr->mr_mode (FI_MR_RAW, FI_MR_RMA_EVENT, "
+		      "FI_MR_MMU_NOTIFY, FI_MR_HMEM, FI_MR_COLLECTIVE are not "
+		      "implemented)";
 	if (why) {
 		FI_WARN(&uetp_prov, FI_LOG_CORE, "fi_info not usable: %s\n",
 			why);
@@ -220,10 +248,13 @@ static uint64_t uetp_caps_for(const struct fi_info *h)
 	if (!want)
 		return UETP_CAPS;
 	prim = want & UETP_PRIMARY_CAPS;
-	if (!(prim & (FI_MSG | FI_TAGGED)))
+	if (!(prim & (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC)))
 		prim |= FI_MSG | FI_TAGGED;
-	if (!(prim & (FI_SEND | FI_RECV)))
+	/* fi_getinfo.3: a class without its direction bits means both */
+	if ((prim & (FI_MSG | FI_TAGGED)) && !(prim & (FI_SEND | FI_RECV)))
 		prim |= FI_SEND | FI_RECV;
+	if ((prim & (FI_RMA | FI_ATOMIC)) && !(prim & UETP_RMA_DIR_CAPS))
+		prim |= UETP_RMA_DIR_CAPS;
 	return prim | UETP_SECONDARY_CAPS;
 }
 
@@ -312,7 +343,8 @@ static struct fi_info *uetp_info_build(const struct uetp_want *w,
 	fi->tx_attr->size = htx && htx->size ? htx->size : uetp_env.tx_size;
 	fi->tx_attr->iov_limit = htx && htx->iov_limit ?
 				 htx->iov_limit : UETP_IOV_LIMIT;
-	fi->tx_attr->rma_iov_limit = 0;
+	fi->tx_attr->rma_iov_limit = (caps & (FI_RMA | FI_ATOMIC)) ?
+				     UETP_RMA_IOV_MAX : 0;
 	fi->tx_attr->tclass = htx ? htx->tclass : FI_TC_UNSPEC;
 
 	fi->rx_attr->caps = caps & UETP_RX_CAPS;
@@ -355,7 +387,7 @@ static struct fi_info *uetp_info_build(const struct uetp_want *w,
 					 hd->resource_mgmt : FI_RM_ENABLED;
 	fi->domain_attr->av_type = hd ? hd->av_type : FI_AV_UNSPEC;
 	fi->domain_attr->mr_mode = uetp_mr_mode(w->version,
-						hd ? hd->mr_mode : 0);
+						hd ? hd->mr_mode : 0, caps);
 	fi->domain_attr->mr_key_size = UETP_MR_KEY_SIZE;
 	fi->domain_attr->cq_data_size = UETP_CQ_DATA_SIZE;
 	fi->domain_attr->cq_cnt = UETP_CQ_CNT;

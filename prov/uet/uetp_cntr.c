@@ -1,5 +1,8 @@
 /* fid_cntr: success and error counts of completed operations. Reading or
- * waiting runs progress on the bound endpoints (manual progress). */
+ * waiting runs progress on the bound endpoints (manual progress): those
+ * bound with any fi_ep_bind flag, and for a counter bound to an MR
+ * (fi_mr_bind, remote writes/reads into it) every enabled endpoint of
+ * the domain, since the remote access may arrive through any of them. */
 #include <sched.h>
 #include <stdlib.h>
 
@@ -132,6 +135,17 @@ static int uetp_cntr_control(struct fid *fid, int command, void *arg)
 		return 0;
 	case FI_GETWAITOBJ:
 		*(enum fi_wait_obj *)arg = cntr->wait_obj;
+		return 0;
+	case FI_GETOPSFLAG:
+		if (!arg)
+			return -FI_EINVAL;
+		*(uint64_t *)arg = cntr->op_flags;
+		return 0;
+	case FI_SETOPSFLAG:
+		if (!arg)
+			return -FI_EINVAL;
+		/* fi_cntr.3 defines no flag yet: keep what is set */
+		cntr->op_flags = *(uint64_t *)arg;
 		return 0;
 	}
 	return -FI_ENOSYS;

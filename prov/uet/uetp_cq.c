@@ -122,6 +122,15 @@ size_t uetp_cq_count(struct uetp_cq *cq)
 	return n;
 }
 
+/* An empty ring starts again at slot 0: a ping-pong then keeps using the
+ * same few slots, in cache and paged in, instead of walking the whole ring
+ * (a first touch of each page is a page fault); lock held. */
+static void uetp_cq_rewind(struct uetp_cq *cq)
+{
+	if (!cq->count)
+		cq->head = 0;
+}
+
 static ssize_t uetp_cq_take(struct uetp_cq *cq, void *buf, size_t count,
 			    fi_addr_t *src_addr)
 {
@@ -142,6 +151,7 @@ static ssize_t uetp_cq_take(struct uetp_cq *cq, void *buf, size_t count,
 		cq->count--;
 		n++;
 	}
+	uetp_cq_rewind(cq);
 	if (!n)
 		n = cq->count && cq->ring[cq->head].is_err ? -FI_EAVAIL :
 							     -FI_EAGAIN;
@@ -156,6 +166,16 @@ static ssize_t uetp_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 
 	if (cq->wait)
 		atomic_store(&cq->wait->armed, false);
+	/* Completions already queued go out without a progress pass (its
+	 * recvmmsg is a system call), as libfabric's utility CQ does: a
+	 * receive that arrived while the application polled its send CQ is
+	 * read at once. Progress runs when the queue is empty. */
+	if (count) {
+		ssize_t n = uetp_cq_take(cq, buf, count, src_addr);
+
+		if (n != -FI_EAGAIN)
+			return n;
+	}
 	uetp_progress_set_run(&cq->eps);
 	return uetp_cq_take(cq, buf, count, src_addr);
 }
@@ -205,6 +225,7 @@ static ssize_t uetp_cq_readerr(struct fid_cq *cq_fid,
 	}
 	cq->head = (cq->head + 1) % cq->cap;
 	cq->count--;
+	uetp_cq_rewind(cq);
 	uetp_lock_release(&cq->lock);
 	return 1;
 }

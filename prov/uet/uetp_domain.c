@@ -16,6 +16,8 @@ static int uetp_domain_close(struct fid *fid)
 	if (dom->eq)
 		atomic_fetch_sub(&dom->eq->ref, 1);
 	atomic_fetch_sub(&dom->fabric->ref, 1);
+	free(dom->mr_hash);
+	free(dom->amo_max);
 	pthread_mutex_destroy(&dom->lock);
 	fi_freeinfo(dom->info);
 	free(dom);
@@ -69,7 +71,7 @@ static struct fi_ops_domain uetp_domain_ops = {
 	.poll_open = uetp_enosys_poll_open,
 	.stx_ctx = uetp_enosys_stx_ctx,
 	.srx_ctx = uetp_enosys_srx_ctx,
-	.query_atomic = uetp_enosys_query_atomic,
+	.query_atomic = uetp_atomic_query,
 	.query_collective = uetp_enosys_query_collective,
 	.endpoint2 = uetp_endpoint2,
 };
@@ -156,10 +158,12 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->locking = !(da->threading == FI_THREAD_DOMAIN &&
 			 !uetp_env.progress_thread);
 	dom->mtu = uetp_iface_mtu(&dom->iface);
+	dom->mr_mode = uetp_mr_mode_bits(version, (uint64_t)da->mr_mode);
 	dom->next_mr_key = 1;
 	atomic_init(&dom->ref, 0);
 	pthread_mutex_init(&dom->lock, NULL);
 	uetp_dlist_init(&dom->eps);
+	uetp_dlist_init(&dom->mrs);
 
 	dom->fid.fid.fclass = FI_CLASS_DOMAIN;
 	dom->fid.fid.context = context;

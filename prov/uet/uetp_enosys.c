@@ -1,7 +1,8 @@
 /* Our own -FI_ENOSYS stubs for every op slot we do not implement: the
  * core's fi_no_* are not exported to external providers (§1.5), and hooks
- * (FI_HOOK=...) call every slot, so none may be NULL. RMA, atomics and
- * collectives are not advertised; their tables answer -FI_ENOSYS. */
+ * (FI_HOOK=...) call every slot, so none may be NULL. Endpoints opened
+ * without FI_RMA / FI_ATOMIC get the RMA / atomic tables below;
+ * collectives are not implemented at all. */
 #include "uetp.h"
 
 int uetp_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
@@ -76,16 +77,6 @@ int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
 {
 	(void)domain; (void)attr; (void)rx_ep; (void)context;
 	return -FI_ENOSYS;
-}
-
-/* fabtests calls fi_query_atomic and expects "not supported" here. */
-int uetp_enosys_query_atomic(struct fid_domain *domain,
-			     enum fi_datatype datatype,
-			 enum fi_op op, struct fi_atomic_attr *attr,
-			 uint64_t flags)
-{
-	(void)domain; (void)datatype; (void)op; (void)attr; (void)flags;
-	return -FI_EOPNOTSUPP;
 }
 
 int uetp_enosys_query_collective(struct fid_domain *domain,

@@ -52,12 +52,12 @@ static void uetp_ep_trace(void *user, int dir, const struct uet_pkt_info *pi,
 {
 	struct uetp_ep *ep = user;
 
-	uetp_pcap_trace(&ep->name.addr, ep->entropy_bits, dir, pi, pkt, len);
+	uetp_pcap_trace(ep->net, dir, pi, pkt, len);
 }
 
 static void uetp_req_free(struct uetp_ep *ep, struct uetp_req *req)
 {
-	bool tx = req->type == UET_OP_SEND || req->type == UET_OP_TSEND;
+	bool tx = uetp_op_is_tx(req->type);
 
 	req->in_use = false;
 	req->claimed = false;
@@ -71,6 +71,22 @@ static void uetp_req_free(struct uetp_ep *ep, struct uetp_req *req)
 	}
 }
 
+struct uetp_req *uetp_ep_req_tx(struct uetp_ep *ep)
+{
+	struct uetp_req *r = ep->tx_free;
+
+	if (r) {
+		ep->tx_free = r->next;
+		r->next = NULL;
+	}
+	return r;
+}
+
+void uetp_ep_req_put(struct uetp_ep *ep, struct uetp_req *req)
+{
+	uetp_req_free(ep, req);
+}
+
 static int uetp_comp_errno(const struct uetp_req *req,
 			   const struct uet_completion *c)
 {
@@ -81,21 +97,93 @@ static int uetp_comp_errno(const struct uetp_req *req,
 	return uetp_errno(c->err);
 }
 
+/* CQ flags of a locally initiated operation (fi_cq.3). */
+static uint64_t uetp_comp_flags(const struct uetp_req *req)
+{
+	switch (req->type) {
+	case UET_OP_SEND:
+		return FI_SEND | FI_MSG;
+	case UET_OP_TSEND:
+		return FI_SEND | FI_TAGGED;
+	case UET_OP_RECV:
+		return FI_RECV | FI_MSG;
+	case UET_OP_TRECV:
+		return FI_RECV | FI_TAGGED;
+	case UET_OP_WRITE:
+		return FI_RMA | FI_WRITE;
+	case UET_OP_READ:
+		return FI_RMA | FI_READ;
+	case UET_OP_ATOMIC:
+		return FI_ATOMIC | FI_WRITE;
+	}
+	return FI_ATOMIC | FI_READ;	/* fetching and compare atomics */
+}
+
+/* The target side of an RMA write/read or atomic (UET_CF_REMOTE): the
+ * endpoint's FI_REMOTE_* counters, the MR's counter, and for a write
+ * with remote CQ data an entry in the receive CQ (op_context NULL). */
+static void uetp_ep_complete_remote(struct uetp_ep *ep,
+				    const struct uet_completion *c)
+{
+	struct uetp_mr *mr = c->context;
+	/* fi_endpoint.3: reads, fetching and compare atomics count as
+	 * remote reads; writes and base atomics as remote writes */
+	bool rd = !!(c->flags & UET_CF_READ);
+	uint64_t kind = rd ? FI_REMOTE_READ : FI_REMOTE_WRITE;
+	struct uetp_cntr *cntrs[2] = { rd ? ep->rrd_cntr : ep->rwr_cntr,
+				       mr && (mr->cntr_flags & kind) ?
+				       mr->cntr : NULL };
+	struct uetp_cq_entry e;
+
+	for (int i = 0; i < 2; i++) {
+		if (!cntrs[i] || (i && cntrs[1] == cntrs[0]))
+			continue;
+		if (c->err)
+			uetp_cntr_inc_err(cntrs[i]);
+		else
+			uetp_cntr_inc(cntrs[i]);
+	}
+	if (!(c->flags & UET_CF_CQ_DATA) || !ep->rx_cq)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.flags = kind | FI_REMOTE_CQ_DATA |
+		  ((c->flags & UET_CF_ATOMIC) ? FI_ATOMIC : FI_RMA);
+	e.data = c->data;
+	e.len = c->len;
+	e.src = FI_ADDR_NOTAVAIL;
+	if (ep->av && c->src.af)
+		e.src = uetp_av_reverse(ep->av, &c->src);
+	if (c->err) {
+		e.is_err = true;
+		e.err = -uetp_errno(c->err);
+		e.prov_errno = uetp_errno_prov(c->err, c->prov_errno);
+		e.edata.uet_err = c->err;
+		e.edata.prov_errno = e.prov_errno;
+	}
+	uetp_cq_push(ep->rx_cq, &e, false);
+}
+
 void uetp_ep_complete(void *user, const struct uet_completion *c)
 {
 	struct uetp_ep *ep = user;
-	struct uetp_req *req = c->context;
-	bool recv = req->type == UET_OP_RECV || req->type == UET_OP_TRECV;
-	bool tagged = req->type == UET_OP_TSEND || req->type == UET_OP_TRECV;
+	struct uetp_req *req;
+	bool recv, tagged;
 	bool final = true;
 	struct uetp_cq_entry e;
 
+	if (c->flags & UET_CF_REMOTE) {
+		uetp_ep_complete_remote(ep, c);
+		return;
+	}
+	req = c->context;
+	recv = req->type == UET_OP_RECV || req->type == UET_OP_TRECV;
+	tagged = req->type == UET_OP_TSEND || req->type == UET_OP_TRECV;
 	if ((req->flags & FI_MULTI_RECV) && !c->err)
 		final = !!(c->flags & UET_CF_MULTI_RECV);
 
 	memset(&e, 0, sizeof(e));
 	e.op_context = req->context;
-	e.flags = (recv ? FI_RECV : FI_SEND) | (tagged ? FI_TAGGED : FI_MSG);
+	e.flags = uetp_comp_flags(req);
 	if (c->flags & UET_CF_CQ_DATA) {
 		e.flags |= FI_REMOTE_CQ_DATA;
 		e.data = c->data;
@@ -154,13 +242,11 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact)
 {
 	struct uetp_domain *dom = ep->domain;
 	struct uet_udp_config u;
-	unsigned k = ep->entropy_bits;
 	uint16_t want = (uint16_t)uetp_env.udp_port;
-	bool usable;
 	int ret;
 
 	uet_udp_config_default(&u);
-	u.entropy_bits = k;
+	u.entropy_bits = ep->entropy_bits;
 	if (exact) {
 		u.port = exact;
 		u.prefer_iana = false;
@@ -172,11 +258,9 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact)
 		return ret;
 	}
 	/* FI_UET_UDP_PORT is a preference: the first endpoint on an
-	 * address takes it if free, later ones an ephemeral port/block */
-	u.prefer_iana = !k && want == UET_UDP_IANA_PORT;
-	usable = want && want != UET_UDP_IANA_PORT &&
-		 (!k || (want % (1u << k) == 0 && want >= UET_UDP_BLOCK_MIN));
-	if (usable) {
+	 * address takes it if free, later ones an ephemeral port */
+	u.prefer_iana = want == UET_UDP_IANA_PORT;
+	if (want && want != UET_UDP_IANA_PORT) {
 		u.port = want;
 		if (!uet_udp_open(&ep->net, &dom->iface.addr, &u))
 			return 0;
@@ -358,33 +442,95 @@ static void uetp_ep_linger(struct uetp_ep *ep)
 	} while (now < end);
 }
 
+/* The endpoint's counters, one slot per fi_ep_bind flag. */
+#define UETP_EP_CNTRS	6
+
+static void uetp_ep_cntrs(struct uetp_ep *ep,
+			  struct uetp_cntr ***slots)
+{
+	slots[0] = &ep->tx_cntr;
+	slots[1] = &ep->rx_cntr;
+	slots[2] = &ep->rd_cntr;
+	slots[3] = &ep->wr_cntr;
+	slots[4] = &ep->rrd_cntr;
+	slots[5] = &ep->rwr_cntr;
+}
+
+bool uetp_ep_binds_cntr(struct uetp_ep *ep, const struct uetp_cntr *cntr)
+{
+	struct uetp_cntr **slots[UETP_EP_CNTRS];
+
+	uetp_ep_cntrs(ep, slots);
+	for (int i = 0; i < UETP_EP_CNTRS; i++)
+		if (*slots[i] == cntr)
+			return true;
+	return false;
+}
+
+static int uetp_ep_hook_wait(struct uetp_ep *ep, struct uetp_wait *w)
+{
+	int ret;
+
+	if (!w || ep->domain->prog)
+		return 0;	/* the progress thread reads the sockets */
+	ret = uetp_wait_add_fd(w, ep->net->ops->fd(ep->net));
+	if (!ret)
+		ret = uetp_wait_add_fd(w, ep->timer_fd);
+	return ret;
+}
+
+static void uetp_ep_unhook_wait(struct uetp_ep *ep, struct uetp_wait *w)
+{
+	if (!w)
+		return;
+	uetp_wait_del_fd(w, ep->net->ops->fd(ep->net));
+	uetp_wait_del_fd(w, ep->timer_fd);
+}
+
+int uetp_ep_hook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr)
+{
+	int ret = uetp_progress_set_add(&cntr->eps, ep);
+
+	return ret ? ret : uetp_ep_hook_wait(ep, cntr->wait);
+}
+
+void uetp_ep_unhook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr)
+{
+	uetp_progress_set_del(&cntr->eps, ep);
+	uetp_ep_unhook_wait(ep, cntr->wait);
+}
+
 static void uetp_ep_unhook(struct uetp_ep *ep)
 {
-	struct uetp_wait *waits[4] = {
-		ep->tx_cq ? ep->tx_cq->wait : NULL,
-		ep->rx_cq ? ep->rx_cq->wait : NULL,
-		ep->tx_cntr ? ep->tx_cntr->wait : NULL,
-		ep->rx_cntr ? ep->rx_cntr->wait : NULL,
-	};
+	struct uetp_cntr **slots[UETP_EP_CNTRS];
+	struct uetp_dlist *e;
 
 	pthread_mutex_lock(&ep->domain->lock);
 	uetp_dlist_remove(&ep->dom_entry);
 	ep->domain->eps_gen++;
-	pthread_mutex_unlock(&ep->domain->lock);
-	if (ep->tx_cq)
-		uetp_progress_set_del(&ep->tx_cq->eps, ep);
-	if (ep->rx_cq)
-		uetp_progress_set_del(&ep->rx_cq->eps, ep);
-	if (ep->tx_cntr)
-		uetp_progress_set_del(&ep->tx_cntr->eps, ep);
-	if (ep->rx_cntr)
-		uetp_progress_set_del(&ep->rx_cntr->eps, ep);
-	for (int i = 0; i < 4; i++) {
-		if (!waits[i])
-			continue;
-		uetp_wait_del_fd(waits[i], ep->net->ops->fd(ep->net));
-		uetp_wait_del_fd(waits[i], ep->timer_fd);
+	/* counters of MRs make progress on every endpoint (their remote
+	 * events come through any of them) */
+	for (e = ep->domain->mrs.next; e != &ep->domain->mrs; e = e->next) {
+		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
+						       dom_entry);
+
+		if (mr->cntr)
+			uetp_ep_unhook_cntr(ep, mr->cntr);
 	}
+	uetp_mr_ep_close(ep);
+	pthread_mutex_unlock(&ep->domain->lock);
+	if (ep->tx_cq) {
+		uetp_progress_set_del(&ep->tx_cq->eps, ep);
+		uetp_ep_unhook_wait(ep, ep->tx_cq->wait);
+	}
+	if (ep->rx_cq) {
+		uetp_progress_set_del(&ep->rx_cq->eps, ep);
+		uetp_ep_unhook_wait(ep, ep->rx_cq->wait);
+	}
+	uetp_ep_cntrs(ep, slots);
+	for (int i = 0; i < UETP_EP_CNTRS; i++)
+		if (*slots[i])
+			uetp_ep_unhook_cntr(ep, *slots[i]);
 }
 
 static void uetp_ep_release_reqs(struct uetp_ep *ep)
@@ -423,10 +569,14 @@ static int uetp_ep_close(struct fid *fid)
 		atomic_fetch_sub(&ep->tx_cq->ref, 1);
 	if (ep->rx_cq)
 		atomic_fetch_sub(&ep->rx_cq->ref, 1);
-	if (ep->tx_cntr)
-		atomic_fetch_sub(&ep->tx_cntr->ref, 1);
-	if (ep->rx_cntr)
-		atomic_fetch_sub(&ep->rx_cntr->ref, 1);
+	{
+		struct uetp_cntr **slots[UETP_EP_CNTRS];
+
+		uetp_ep_cntrs(ep, slots);
+		for (int i = 0; i < UETP_EP_CNTRS; i++)
+			if (*slots[i])
+				atomic_fetch_sub(&(*slots[i])->ref, 1);
+	}
 	if (ep->eq)
 		atomic_fetch_sub(&ep->eq->ref, 1);
 	atomic_fetch_sub(&ep->domain->ref, 1);
@@ -470,19 +620,30 @@ static int uetp_ep_bind_cq(struct uetp_ep *ep, struct uetp_cq *cq,
 static int uetp_ep_bind_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr,
 			     uint64_t flags)
 {
-	if (flags & ~(uint64_t)(FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-				FI_REMOTE_READ | FI_REMOTE_WRITE))
+	static const uint64_t kinds[UETP_EP_CNTRS] = {
+		FI_SEND, FI_RECV, FI_READ, FI_WRITE, FI_REMOTE_READ,
+		FI_REMOTE_WRITE,
+	};
+	struct uetp_cntr **slots[UETP_EP_CNTRS];
+
+	if (!flags || (flags & ~(uint64_t)(FI_SEND | FI_RECV | FI_READ |
+					   FI_WRITE | FI_REMOTE_READ |
+					   FI_REMOTE_WRITE)))
 		return -FI_EBADFLAGS;
-	if (((flags & FI_SEND) && ep->tx_cntr) ||
-	    ((flags & FI_RECV) && ep->rx_cntr))
+	if (cntr->domain != ep->domain)
 		return -FI_EINVAL;
-	/* FI_READ/FI_WRITE/FI_REMOTE_*: no RMA, so never an event */
-	if (flags & FI_SEND) {
-		ep->tx_cntr = cntr;
-		atomic_fetch_add(&cntr->ref, 1);
-	}
-	if (flags & FI_RECV) {
-		ep->rx_cntr = cntr;
+	/* fi_endpoint.3: remote events need an FI_RMA_EVENT endpoint */
+	if ((flags & (FI_REMOTE_READ | FI_REMOTE_WRITE)) &&
+	    !(ep->caps & FI_RMA_EVENT))
+		return -FI_EINVAL;
+	uetp_ep_cntrs(ep, slots);
+	for (int i = 0; i < UETP_EP_CNTRS; i++)
+		if ((flags & kinds[i]) && *slots[i])
+			return -FI_EINVAL;	/* one counter per kind */
+	for (int i = 0; i < UETP_EP_CNTRS; i++) {
+		if (!(flags & kinds[i]))
+			continue;
+		*slots[i] = cntr;
 		atomic_fetch_add(&cntr->ref, 1);
 	}
 	return 0;
@@ -521,50 +682,64 @@ static int uetp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return -FI_EINVAL;
 }
 
-static int uetp_ep_hook_wait(struct uetp_ep *ep, struct uetp_wait *w)
+/* Hook into the domain (MRs, their counters, the progress thread's
+ * list); domain->lock held. */
+static int uetp_ep_enable_domain(struct uetp_ep *ep)
 {
+	struct uetp_domain *dom = ep->domain;
+	struct uetp_dlist *e;
 	int ret;
 
-	if (!w || ep->domain->prog)
-		return 0;	/* the progress thread reads the sockets */
-	ret = uetp_wait_add_fd(w, ep->net->ops->fd(ep->net));
-	if (!ret)
-		ret = uetp_wait_add_fd(w, ep->timer_fd);
+	ret = uetp_mr_ep_enable(ep);
+	for (e = dom->mrs.next; !ret && e != &dom->mrs; e = e->next) {
+		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
+						       dom_entry);
+
+		if (mr->cntr)
+			ret = uetp_ep_hook_cntr(ep, mr->cntr);
+	}
+	uetp_dlist_insert_tail(&dom->eps, &ep->dom_entry);
+	dom->eps_gen++;
 	return ret;
 }
 
 static int uetp_ep_enable(struct uetp_ep *ep)
 {
+	struct uetp_cntr **slots[UETP_EP_CNTRS];
 	int ret = 0;
 
 	if (ep->enabled)
 		return 0;
 	if (!ep->av)
 		return -FI_ENOAV;
+	/* fi_endpoint.3: every kind of transfer needs a CQ (or counter)
+	 * that can report it, even if only its errors */
 	if ((ep->caps & FI_SEND) && !ep->tx_cq && !ep->tx_cntr)
 		return -FI_ENOCQ;
 	if ((ep->caps & FI_RECV) && !ep->rx_cq && !ep->rx_cntr)
+		return -FI_ENOCQ;
+	if ((ep->caps & FI_WRITE) && !ep->tx_cq && !ep->wr_cntr)
+		return -FI_ENOCQ;
+	if ((ep->caps & FI_READ) && !ep->tx_cq && !ep->rd_cntr)
 		return -FI_ENOCQ;
 
 	if (ep->tx_cq)
 		ret = uetp_progress_set_add(&ep->tx_cq->eps, ep);
 	if (!ret && ep->rx_cq)
 		ret = uetp_progress_set_add(&ep->rx_cq->eps, ep);
-	if (!ret && ep->tx_cntr)
-		ret = uetp_progress_set_add(&ep->tx_cntr->eps, ep);
-	if (!ret && ep->rx_cntr)
-		ret = uetp_progress_set_add(&ep->rx_cntr->eps, ep);
 	if (!ret && ep->tx_cq)
 		ret = uetp_ep_hook_wait(ep, ep->tx_cq->wait);
 	if (!ret && ep->rx_cq)
 		ret = uetp_ep_hook_wait(ep, ep->rx_cq->wait);
-	if (!ret && ep->tx_cntr)
-		ret = uetp_ep_hook_wait(ep, ep->tx_cntr->wait);
-	if (!ret && ep->rx_cntr)
-		ret = uetp_ep_hook_wait(ep, ep->rx_cntr->wait);
+	uetp_ep_cntrs(ep, slots);
+	for (int i = 0; !ret && i < UETP_EP_CNTRS; i++)
+		if (*slots[i])
+			ret = uetp_ep_hook_cntr(ep, *slots[i]);
 	pthread_mutex_lock(&ep->domain->lock);
-	uetp_dlist_insert_tail(&ep->domain->eps, &ep->dom_entry);
-	ep->domain->eps_gen++;
+	if (!ret)
+		ret = uetp_ep_enable_domain(ep);
+	else
+		uetp_dlist_insert_tail(&ep->domain->eps, &ep->dom_entry);
 	pthread_mutex_unlock(&ep->domain->lock);
 	ep->enabled = true;
 	if (ret) {
@@ -877,8 +1052,10 @@ int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->fid.cm = &uetp_cm_ops;
 	ep->fid.msg = &uetp_msg_ops;
 	ep->fid.tagged = &uetp_tagged_ops;
-	ep->fid.rma = &uetp_enosys_rma;
-	ep->fid.atomic = &uetp_enosys_atomic;
+	/* one-sided ops only for an endpoint opened with them */
+	ep->fid.rma = (ep->caps & FI_RMA) ? &uetp_rma_ops : &uetp_enosys_rma;
+	ep->fid.atomic = (ep->caps & FI_ATOMIC) ? &uetp_atomic_ops :
+			 &uetp_enosys_atomic;
 	ep->fid.collective = &uetp_enosys_collective;
 	atomic_fetch_add(&dom->ref, 1);
 	*epp = &ep->fid;

@@ -105,16 +105,15 @@ static void uetp_define_params(void)
 		"Comma-separated interface names whose addresses become "
 		"domains (default: every interface that is up, loopback last)");
 	fi_param_define(&uetp_prov, "udp_port", FI_PARAM_INT,
-		"Preferred UDP home port of the first endpoint on an address; "
-		"later endpoints get an ephemeral port or block. 0 = always "
-		"ephemeral. With FI_UET_ENTROPY_BITS > 0 only an aligned port "
-		">= %d is usable (default: %d, the IANA UET port)",
-		UET_UDP_BLOCK_MIN, UETP_DEFAULT_UDP_PORT);
+		"Preferred UDP home port (where peers send) of the first "
+		"endpoint on an address; later endpoints get an ephemeral "
+		"port. 0 = always ephemeral (default: %d, the IANA UET port)",
+		UETP_DEFAULT_UDP_PORT);
 	fi_param_define(&uetp_prov, "entropy_bits", FI_PARAM_INT,
-		"k: every endpoint binds 2^k UDP ports and sprays its packets "
-		"over them by entropy (source port); must be equal on every "
-		"node (default: %d, max %d)", UET_UDP_ENTROPY_BITS_DEFAULT,
-		UET_UDP_ENTROPY_BITS_MAX);
+		"k: every endpoint also binds 2^k ephemeral UDP ports and "
+		"sprays its packets over them by entropy (source port); 0 = "
+		"send everything from the home port (default: %d, max %d)",
+		UET_UDP_ENTROPY_BITS_DEFAULT, UET_UDP_ENTROPY_BITS_MAX);
 	fi_param_define(&uetp_prov, "pcap", FI_PARAM_STRING,
 		"Write every UET packet sent and received to this pcap file; "
 		"%%p in the name becomes the process id (default: none)");

@@ -120,6 +120,11 @@ ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p)
 		return ret;
 
 	uetp_lock_acquire(&ep->lock);
+	/* A probe answers at once, and a CQ read that finds its answer runs
+	 * no progress (uetp_cq.c): receive what has arrived first, or a
+	 * probe loop would never see the message. */
+	if (p->flags & FI_PEEK)
+		uetp_progress_ep(ep);
 	if (claim) {
 		req = uetp_req_claimed(ep, p->context);
 		if (!req) {

@@ -158,6 +158,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 void uetp_progress_ep(struct uetp_ep *ep)
 {
 	uet_time now = uetp_now();
+	bool busy = ep->tx_off != ep->tx_pending;
 	int n;
 
 	if (!ep->fep)
@@ -168,6 +169,7 @@ void uetp_progress_ep(struct uetp_ep *ep)
 		n = ep->net->ops->recv(ep->net, ep->rx_msgs, UETP_BATCH, now);
 		if (n <= 0)
 			break;
+		busy = true;
 		for (int i = 0; i < n; i++) {
 			if (ep->impair)
 				uetp_ep_deliver_impaired(ep, &ep->rx_msgs[i],
@@ -178,11 +180,19 @@ void uetp_progress_ep(struct uetp_ep *ep)
 		if (n < UETP_BATCH)
 			break;
 	}
-	if (ep->impair && ep->impair->held)
+	if (ep->impair && ep->impair->held) {
 		uetp_ep_release_held(ep, now);
-	if (uet_fep_next_timeout(ep->fep) <= now)
+		busy = true;
+	}
+	if (uet_fep_next_timeout(ep->fep) <= now) {
 		uet_fep_handle_timeout(ep->fep, now);
-	uetp_progress_flush(ep, now);
+		busy = true;
+	}
+	/* The engine has new packets only after a receive, a timeout or a
+	 * post (which flushes itself): an idle pass (the common empty poll)
+	 * skips asking it. */
+	if (busy)
+		uetp_progress_flush(ep, now);
 }
 
 /* ---- endpoint sets of CQs and counters ---- */

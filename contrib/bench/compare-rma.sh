@@ -1,0 +1,108 @@
+#!/bin/sh
+# contrib/bench/compare-rma.sh: RMA write and read bandwidth of uet next to
+# libfabric's tcp and udp;ofi_rxd on loopback, from our ft_rma, with the
+# ratios uet/tcp and uet/rxd. Every message is checked by ft_rma.
+#
+# usage: compare-rma.sh [-b BUILDDIR] [-q]
+#   -b BUILDDIR  build directory holding fabtests/ft_rma and prov/uet/.libs
+#                (default: $top_builddir, else the current directory)
+#   -q           quick: one run per number, fewer iterations (noisier)
+# A provider that does not advertise FI_RMA is reported as such.
+set -u
+
+builddir=${top_builddir:-.}
+quick=false
+while getopts b:qh opt; do
+	case $opt in
+	b) builddir=$OPTARG ;;
+	q) quick=true ;;
+	*) sed -n '2,10p' "$0"; exit 2 ;;
+	esac
+done
+builddir=$(cd "$builddir" && pwd) || exit 2
+ftrma=$builddir/fabtests/ft_rma
+if [ ! -x "$ftrma" ]; then
+	echo "compare-rma.sh: $ftrma not built: run 'make check' (or make fabtests/ft_rma) in the build directory, or pass -b BUILDDIR" >&2
+	exit 2
+fi
+for t in fi_info timeout awk; do
+	command -v $t >/dev/null 2>&1 || { echo "compare-rma.sh: $t not found" >&2; exit 2; }
+done
+if [ -z "${FI_PROVIDER_PATH:-}" ] && [ -d "$builddir/prov/uet/.libs" ]; then
+	FI_PROVIDER_PATH=$builddir/prov/uet/.libs
+	export FI_PROVIDER_PATH
+fi
+FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
+export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
+
+provs="uet tcp udp;ofi_rxd"
+sizes=4096,65536,1048576,16777216
+addr=127.0.0.1
+if $quick; then
+	reps=1 iters=3
+else
+	reps=2 iters=10
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare_rma.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
+
+# run PROV OP: the ft_rma bw table rows "bytes MB/s" of the best run.
+run() {
+	for _ in $(seq 1 "$reps"); do
+		d=$(mktemp -d "$tmp/run.XXXXXX")
+		timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
+			-o "$2" -S "$sizes" -I "$iters" -w 32 \
+			>"$d/server.log" 2>&1 &
+		spid=$!
+		timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
+			-o "$2" -S "$sizes" -I "$iters" -w 32 "$addr" \
+			>"$d/client.log" 2>&1
+		crc=$?
+		wait "$spid"
+		src=$?
+		if [ $crc != 0 ] || [ $src != 0 ]; then
+			echo "# $1 $2: failed:" >&2
+			sed 's/^/#   /' "$d/client.log" "$d/server.log" >&2
+			continue
+		fi
+		awk 'NF == 6 && $1 ~ /^[0-9]+$/ { print $1, $5 }' \
+			"$d/client.log" >>"$tmp/$(key "$1").$2"
+	done
+}
+
+for p in $provs; do
+	if ! fi_info -p "$p" -t FI_EP_RDM -c FI_RMA >/dev/null 2>&1; then
+		echo "# $p: FI_RMA not advertised, skipped"
+		continue
+	fi
+	for op in write read; do
+		run "$p" "$op"
+	done
+done
+
+best() { # PROV OP SIZE
+	f="$tmp/$(key "$1").$2"
+	[ -f "$f" ] || { echo "-"; return; }
+	awk -v s="$3" '$1 == s && $2 > m { m = $2 } END {
+		if (m) printf "%.1f\n", m; else print "-" }' "$f"
+}
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "-" || b == "-" || b == 0) print "-";
+		else printf "%.2f\n", a / b }'
+}
+
+echo "# RMA bandwidth on loopback, MB/s (best of $reps), ft_rma -w 32"
+printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd uet/tcp \
+	uet/rxd
+for op in write read; do
+	for s in $(echo "$sizes" | tr , ' '); do
+		u=$(best uet $op "$s")
+		t=$(best tcp $op "$s")
+		r=$(best "udp;ofi_rxd" $op "$s")
+		printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" "$u" \
+			"$t" "$r" "$(ratio "$u" "$t")" "$(ratio "$u" "$r")"
+	done
+done
