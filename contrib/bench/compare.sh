@@ -1,7 +1,8 @@
 #!/bin/sh
 # contrib/bench/compare.sh: uet next to libfabric's tcp and udp;ofi_rxd on
-# loopback, in one run: latency from Debian's fi_pingpong, bandwidth from
-# our ft_bw. See contrib/bench/README.md.
+# loopback, in one run: latency from Debian's fi_pingpong (average) and
+# from pp_median.c beside this script (median), bandwidth from our ft_bw.
+# See contrib/bench/README.md.
 #
 # usage: compare.sh [-b BUILDDIR] [-q] [-r REPS]
 #   -b BUILDDIR  build directory holding fabtests/ft_bw and prov/uet/.libs
@@ -20,7 +21,7 @@ while getopts b:qr:h opt; do
 	b) builddir=$OPTARG ;;
 	q) quick=true ;;
 	r) want_reps=$OPTARG ;;
-	*) sed -n '2,12p' "$0"; exit 2 ;;
+	*) sed -n '2,13p' "$0"; exit 2 ;;
 	esac
 done
 case $want_reps in
@@ -28,6 +29,7 @@ case $want_reps in
 *[!0-9]* | 0) echo "compare.sh: -r wants a positive number" >&2; exit 2 ;;
 esac
 builddir=$(cd "$builddir" && pwd) || exit 2
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
 ftbw=$builddir/fabtests/ft_bw
 if [ ! -x "$ftbw" ]; then
 	echo "compare.sh: $ftbw not built: run 'make check' (or make fabtests/ft_bw) in the build directory, or pass -b BUILDDIR" >&2
@@ -55,9 +57,12 @@ tmo=60
 # bandwidth): a loaded host or a retransmission timer can spoil one run.
 if $quick; then
 	reps=1 iters_small=1000 iters_64k=50 iters_1m=3 bw_iters=5
+	med_iters=1000
 else
 	reps=2 iters_small=2000 iters_64k=100 iters_1m=5 bw_iters=10
+	med_iters=5000
 fi
+med_sizes="64 256 1024 4096 65536"
 [ -n "$want_reps" ] && reps=$want_reps
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare.XXXXXX") || exit 1
@@ -66,10 +71,10 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # One file per (provider, metric, size) holding one value per run.
 key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
 put() { echo "$4" >>"$tmp/$(key "$1").$2.$3"; }
-get() { # PROV lat|bw SIZE: the best value
+get() { # PROV lat|med|bw SIZE: the best value
 	f="$tmp/$(key "$1").$2.$3"
 	[ -s "$f" ] || { echo n/a; return; }
-	if [ "$2" = lat ]; then
+	if [ "$2" != bw ]; then
 		sort -g "$f" | head -n 1
 	else
 		sort -g "$f" | tail -n 1
@@ -155,6 +160,32 @@ latency() { # PROV
 	done
 }
 
+# The median one-way time over med_iters round trips of each size, from
+# one pp_median pair (built here: it needs a C compiler and libfabric's
+# headers; without them that table says n/a).
+ppm=$tmp/pp_median
+${CC:-cc} -O2 -o "$ppm" "$here/pp_median.c" -lfabric >"$tmp/ppm.log" 2>&1 ||
+	ppm=
+
+median() { # PROV
+	[ -n "$ppm" ] || return
+	list=$(echo "$med_sizes" | tr ' ' ,)
+	for _ in $(seq 1 $reps); do
+		d=$(mktemp -d "$tmp/pm.XXXXXX")
+		timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
+			-I $med_iters >"$d/server" 2>&1 &
+		spid=$!
+		timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
+			-I $med_iters -c >"$d/client" 2>&1
+		wait "$spid"
+		# size median p10 p90 mean
+		awk '$1 ~ /^[0-9]+$/ { print $1, $2 }' "$d/client" |
+		while read -r s v; do
+			put "$1" med "$s" "$v"
+		done
+	done
+}
+
 bandwidth() { # PROV
 	for _ in $(seq 1 $reps); do
 		bandwidth_once "$1"
@@ -182,6 +213,7 @@ for p in $provs; do
 	if fi_info -p "$p" -t FI_EP_RDM >/dev/null 2>&1; then
 		echo "# measuring $p ..." >&2
 		latency "$p"
+		median "$p"
 		bandwidth "$p"
 		echo "$p: $(fi_info -p "$p" -t FI_EP_RDM 2>/dev/null |
 			awk '/provider:/ { print $2; exit }')" >>"$tmp/found"
@@ -196,12 +228,12 @@ ratio() {
 		else printf "%.2f", a / b }'
 }
 
-table() { # METRIC TITLE
+table() { # METRIC TITLE [SIZES]
 	echo
 	echo "$2"
 	printf "%10s %12s %12s %12s %10s %10s\n" size uet tcp 'udp;ofi_rxd' \
 		uet/tcp uet/rxd
-	for s in $sizes; do
+	for s in ${3:-$sizes}; do
 		u=$(get uet "$1" "$s")
 		t=$(get tcp "$1" "$s")
 		r=$(get 'udp;ofi_rxd' "$1" "$s")
@@ -213,8 +245,11 @@ table() { # METRIC TITLE
 echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 sed 's/^/# /' "$tmp/found"
 table lat "latency: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
+table med "latency: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
 table bw "bandwidth: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
 echo
 echo "# best of $reps runs each; uet/tcp and uet/rxd divide the uet column by the other"
+[ -n "$ppm" ] ||
+	echo "# no median table: pp_median.c did not build: $(head -n 1 "$tmp/ppm.log")"
 echo
 echo "# $(( $(date +%s) - start )) s"
