@@ -14,6 +14,7 @@
 
 #include "../pds/harness.h"
 #include "../ses/ses.h"
+#include "../ses/test_op.h"
 
 #define NODES		4
 #define MAXC		2048
@@ -107,16 +108,10 @@ static void post(unsigned node, unsigned peer, uint8_t type, void *buf,
 		 size_t len, uint64_t tag, void *ctx)
 {
 	struct uet_iov iov = { buf, len };
-	struct uet_op op;
+	struct uet_addr to = uet_harness_addr(peer);
+	struct uet_op op = { .tag = tag };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = UET_OPF_COMPLETION;
-	op.context = ctx;
-	op.peer = uet_harness_addr(peer);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.tag = tag;
+	test_op_init(&op, type, UET_OPF_COMPLETION, ctx, &to, &iov);
 	cr_assert_eq(uet_fep_post(E.h.node[node].fep, &op, E.h.now), 0);
 }
 
@@ -469,7 +464,8 @@ Test(engine, read_from_a_dying_target_fails)
 	struct uet_mr_attr mr = { .base = src, .len = len, .key = 0x55,
 				  .access = UET_MR_REMOTE_READ };
 	struct uet_iov iov = { dst, len };
-	struct uet_op op;
+	struct uet_addr to = uet_harness_addr(1);
+	struct uet_op op = { .rkey = 0x55 };
 	const struct comp *c;
 	struct uet_fep_stats st;
 	uet_time t0, bound;
@@ -477,14 +473,7 @@ Test(engine, read_from_a_dying_target_fails)
 
 	start(2, NULL, NULL);
 	cr_assert_eq(uet_fep_mr_reg(E.h.node[1].fep, &mr), 0);
-	memset(&op, 0, sizeof(op));
-	op.type = UET_OP_READ;
-	op.flags = UET_OPF_COMPLETION;
-	op.context = &ctx;
-	op.peer = uet_harness_addr(1);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.rkey = 0x55;
+	test_op_init(&op, UET_OP_READ, UET_OPF_COMPLETION, &ctx, &to, &iov);
 	cr_assert_eq(uet_fep_post(E.h.node[0].fep, &op, E.h.now), 0);
 	cr_assert(uet_harness_run(&E.h, data_flowing, NULL,
 				  E.h.now + 5 * UET_SEC));

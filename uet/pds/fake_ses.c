@@ -160,6 +160,23 @@ bool fake_ses_all_done(const struct uet_ses *ses)
 	return true;
 }
 
+/* The next segment (at *off) of msg, len bytes long, into pkt. */
+static int take_seg(const struct uet_ses *ses, void *msg, uint32_t len,
+		    uint32_t *off, uint8_t next_hdr, struct uet_ses_pkt *pkt)
+{
+	uint32_t n = len - *off;
+
+	if (n > ses->seg)
+		n = ses->seg;
+	pkt->msg = msg;
+	pkt->offset = *off;
+	pkt->len = n;
+	pkt->next_hdr = next_hdr;
+	pkt->eom = *off + n == len;
+	*off += n;
+	return 1;
+}
+
 /* The next return packet of a read served on pdc. */
 static int ret_next(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		    struct uet_ses_pkt *pkt)
@@ -168,20 +185,10 @@ static int ret_next(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 
 	for (i = 0; i < ses->nrets; i++) {
 		struct fake_ret *j = &ses->rets[i];
-		uint32_t n;
 
-		if (j->pdc != pdc || j->next_off >= j->len)
-			continue;
-		n = j->len - j->next_off;
-		if (n > ses->seg)
-			n = ses->seg;
-		pkt->msg = j;
-		pkt->offset = j->next_off;
-		pkt->len = n;
-		pkt->next_hdr = UET_NH_RSP_DATA;
-		pkt->eom = j->next_off + n == j->len;
-		j->next_off += n;
-		return 1;
+		if (j->pdc == pdc && j->next_off < j->len)
+			return take_seg(ses, j, j->len, &j->next_off,
+					UET_NH_RSP_DATA, pkt);
 	}
 	return 0;
 }
@@ -196,7 +203,6 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		return ret_next(ses, pdc, pkt);
 	for (i = 0; i < ses->nmsgs; i++) {
 		struct fake_msg *m = &ses->msgs[i];
-		uint32_t n;
 
 		if (m->done || m->next_off >= m->len ||
 		    !uet_addr_equal(&m->peer, &pdc->peer))
@@ -210,18 +216,41 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 			m->next_off = m->len;
 			return 1;
 		}
-		n = m->len - m->next_off;
-		if (n > ses->seg)
-			n = ses->seg;
-		pkt->msg = m;
-		pkt->offset = m->next_off;
-		pkt->len = n;
-		pkt->next_hdr = UET_NH_REQ_STD;
-		pkt->eom = m->next_off + n == m->len;
-		m->next_off += n;
-		return 1;
+		return take_seg(ses, m, m->len, &m->next_off, UET_NH_REQ_STD,
+				pkt);
 	}
 	return 0;
+}
+
+/* After a header of hl bytes (or its error) in buf: len payload bytes
+ * byte(id, off + i). Returns the packet's length or an error. */
+static int put_payload(uint8_t *buf, size_t cap, int hl, uint32_t len,
+		       uint8_t (*byte)(uint16_t, uint32_t), uint16_t id,
+		       uint32_t off)
+{
+	uint32_t i;
+
+	if (hl < 0)
+		return hl;
+	if ((size_t)hl + len > cap)
+		return UET_ERR_WIRE_NOSPACE;
+	for (i = 0; i < len; i++)
+		buf[hl + i] = byte(id, off + i);
+	return hl + (int)len;
+}
+
+/* A standard request header of ours for message id of len bytes. */
+static void req_init(struct uet_ses_req *r, const struct uet_ses *ses,
+		     uint8_t opcode, uint8_t flags, uint16_t id, uint32_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->format = UET_NH_REQ_STD;
+	r->opcode = opcode;
+	r->flags = flags | UET_SES_F_REL;
+	r->message_id = id;
+	r->request_length = len;
+	r->job_id = ses->cfg.job_id;
+	r->initiator = 1;
 }
 
 /* A return packet: response with data, then the bytes. */
@@ -230,8 +259,6 @@ static int ret_write(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
 {
 	const struct fake_ret *j = pkt->msg;
 	struct uet_ses_rsp r;
-	uint32_t i;
-	int hl;
 
 	memset(&r, 0, sizeof(r));
 	r.format = UET_NH_RSP_DATA;
@@ -242,14 +269,8 @@ static int ret_write(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
 	r.payload_length = (uint16_t)pkt->len;
 	r.modified_length = j->len;
 	r.message_offset = pkt->offset;
-	hl = uet_ses_rsp_encode(buf, cap, &r);
-	if (hl < 0)
-		return hl;
-	if ((size_t)hl + pkt->len > cap)
-		return UET_ERR_WIRE_NOSPACE;
-	for (i = 0; i < pkt->len; i++)
-		buf[hl + i] = fake_ses_ret_byte(j->id, pkt->offset + i);
-	return hl + (int)pkt->len;
+	return put_payload(buf, cap, uet_ses_rsp_encode(buf, cap, &r),
+			   pkt->len, fake_ses_ret_byte, j->id, pkt->offset);
 }
 
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
@@ -257,60 +278,63 @@ int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 {
 	const struct fake_msg *m = pkt->msg;
 	struct uet_ses_req r;
-	uint32_t i;
-	int hl;
 
 	if (!pdc->initiator)
 		return ret_write(ses, pkt, buf, cap);
-	memset(&r, 0, sizeof(r));
-	r.format = UET_NH_REQ_STD;
-	r.opcode = m->read ? UET_SES_READ : UET_SES_SEND;
-	r.flags = (pkt->offset ? 0 : UET_SES_F_SOM) |
-		  (pkt->eom ? UET_SES_F_EOM : 0) | UET_SES_F_REL;
-	r.message_id = m->id;
-	r.request_length = m->len;
-	r.job_id = ses->cfg.job_id;
-	r.initiator = 1;
+	req_init(&r, ses, m->read ? UET_SES_READ : UET_SES_SEND,
+		 (pkt->offset ? 0 : UET_SES_F_SOM) |
+		 (pkt->eom ? UET_SES_F_EOM : 0), m->id, m->len);
 	if (pkt->offset) {
 		r.payload_length = (uint16_t)pkt->len;
 		r.message_offset = pkt->offset;
 	}
-	hl = uet_ses_req_encode(buf, cap, &r);
-	if (hl < 0)
-		return hl;
-	if ((size_t)hl + pkt->len > cap)
-		return UET_ERR_WIRE_NOSPACE;
-	for (i = 0; i < pkt->len; i++)
-		buf[hl + i] = fake_ses_byte(m->id, pkt->offset + i);
-	return hl + (int)pkt->len;
+	return put_payload(buf, cap, uet_ses_req_encode(buf, cap, &r),
+			   pkt->len, fake_ses_byte, m->id, pkt->offset);
+}
+
+/* The completion of a send or read of len bytes that ended with err and
+ * code. */
+static void complete(struct uet_ses *ses, void *ctx, bool read, int err,
+		     uint8_t code, uint32_t len)
+{
+	struct uet_completion c;
+
+	memset(&c, 0, sizeof(c));
+	c.context = ctx;
+	c.flags = read ? UET_CF_READ : UET_CF_SEND;
+	c.err = err;
+	c.prov_errno = code;
+	c.len = err ? 0 : len;
+	ses->cb->complete(ses->user, &c);
 }
 
 static void msg_complete(struct uet_ses *ses, struct fake_msg *m)
 {
-	struct uet_completion c;
-
 	m->done = true;
-	memset(&c, 0, sizeof(c));
-	c.context = m->context;
-	c.flags = m->read ? UET_CF_READ : UET_CF_SEND;
-	c.err = m->err;
-	c.prov_errno = m->code;
-	c.len = m->err ? 0 : m->len;
-	ses->cb->complete(ses->user, &c);
+	complete(ses, m->context, m->read, m->err, m->code, m->len);
+}
+
+/* Mark packet pkt of a message (or return job) whose per-packet states
+ * are state as resolved how (1 acked, 2 failed); false if it already
+ * was (counted). */
+static bool resolve_once(struct uet_ses *ses, uint8_t *state,
+			 const struct uet_ses_pkt *pkt, uint8_t how)
+{
+	uint32_t k = pkt->offset / ses->seg;
+
+	if (state[k]) {
+		ses->resolved_twice++;
+		return false;
+	}
+	state[k] = how;
+	return true;
 }
 
 static bool msg_resolve(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
 			uint8_t how)
 {
-	struct fake_msg *m = pkt->msg;
-	uint32_t k = pkt->offset / ses->seg;
-
-	if (m->state[k]) {
-		ses->resolved_twice++;
-		return false;
-	}
-	m->state[k] = how;
-	return true;
+	return resolve_once(ses, ((struct fake_msg *)pkt->msg)->state, pkt,
+			    how);
 }
 
 /* A read is done once its request was acknowledged and all its data
@@ -326,13 +350,9 @@ static void ret_resolve(struct uet_ses *ses, const struct uet_ses_pkt *pkt,
 			uint8_t how)
 {
 	struct fake_ret *j = pkt->msg;
-	uint32_t k = pkt->offset / ses->seg;
 
-	if (j->state[k]) {
-		ses->resolved_twice++;
+	if (!resolve_once(ses, j->state, pkt, how))
 		return;
-	}
-	j->state[k] = how;
 	if (how == 1) {
 		j->acked++;
 		ses->ret_acked++;
@@ -709,40 +729,18 @@ static int cl_write(struct uet_ses *ses, const struct uet_cl_pkt *cp,
 {
 	struct fake_cl *c = cp->pkt.msg;
 	struct uet_ses_req r;
-	uint32_t i;
-	int hl;
 
 	c->pkt_id = cp->pkt_id;
-	memset(&r, 0, sizeof(r));
-	r.format = UET_NH_REQ_STD;
-	r.opcode = c->read ? UET_SES_READ : UET_SES_SEND;
-	r.flags = UET_SES_F_SOM | UET_SES_F_EOM | UET_SES_F_REL;
-	r.message_id = c->id;
-	r.request_length = c->len;
-	r.job_id = ses->cfg.job_id;
-	r.initiator = 1;
-	hl = uet_ses_req_encode(buf, cap, &r);
-	if (hl < 0)
-		return hl;
-	if ((size_t)hl + cp->pkt.len > cap)
-		return UET_ERR_WIRE_NOSPACE;
-	for (i = 0; i < cp->pkt.len; i++)
-		buf[hl + i] = fake_ses_byte(c->id, i);
-	return hl + (int)cp->pkt.len;
+	req_init(&r, ses, c->read ? UET_SES_READ : UET_SES_SEND,
+		 UET_SES_F_SOM | UET_SES_F_EOM, c->id, c->len);
+	return put_payload(buf, cap, uet_ses_req_encode(buf, cap, &r),
+			   cp->pkt.len, fake_ses_byte, c->id, 0);
 }
 
 static void cl_complete(struct uet_ses *ses, struct fake_cl *c)
 {
-	struct uet_completion comp;
-
 	c->done = true;
-	memset(&comp, 0, sizeof(comp));
-	comp.context = c;
-	comp.flags = c->read ? UET_CF_READ : UET_CF_SEND;
-	comp.err = c->err;
-	comp.prov_errno = c->code;
-	comp.len = c->err ? 0 : c->len;
-	ses->cb->complete(ses->user, &comp);
+	complete(ses, c, c->read, c->err, c->code, c->len);
 }
 
 static void cl_done(struct uet_ses *ses, const struct uet_cl_pkt *cp,

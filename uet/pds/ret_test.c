@@ -84,6 +84,29 @@ static void t_check_served(unsigned to, uint64_t pkts)
 	cr_assert_eq(s->resolved_twice, 0);
 }
 
+/* Two nodes of config c (NULL: t_cfg), imp (if any) on the link into node
+ * 0; node 0 reads nseg segments from node 1, which arrive whole, each
+ * return packet ACKed once. */
+static void read_whole(const struct uet_fep_config *c,
+		       const struct uet_mem_impair *imp, unsigned nseg)
+{
+	t_init(2, c, NULL);
+	if (imp)
+		t_impair(0, imp);
+	t_read(0, 1, nseg * T_SEG);
+	t_run_done(T_LIMIT);
+	t_check_read(0, 0);
+	t_check_served(1, nseg);
+}
+
+/* Two nodes of config c, and the PDC from 0 to 1 opened by one send. */
+static void open_pdc(const struct uet_fep_config *c)
+{
+	t_init(2, c, NULL);
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+}
+
 Test(ret, read_returns_in_own_psn_space)
 {
 	const struct tlog *first = NULL, *req = NULL;
@@ -142,12 +165,7 @@ Test(ret, lost_return_packets_resent)
 {
 	struct uet_mem_impair imp = { .drop_mask = 0x8000000000000124ull };
 
-	t_init(2, NULL, NULL);
-	t_impair(0, &imp);
-	t_read(0, 1, 30 * T_SEG);
-	t_run_done(T_LIMIT);
-	t_check_read(0, 0);
-	t_check_served(1, 30);
+	read_whole(NULL, &imp, 30);
 	cr_assert_gt(ret_sent(1, true), ret_sent(1, false));
 	cr_assert_gt(t_stats(1).retx_rto + t_stats(1).retx_nack, 0);
 	cr_assert_eq(t_stats(0).pdc_failed + t_stats(1).pdc_failed, 0);
@@ -206,12 +224,7 @@ Test(ret, rod_return_in_order)
 				      .reorder_mask = 0x0400000000040000ull };
 
 	c.rod = true;
-	t_init(2, &c, NULL);
-	t_impair(0, &imp);
-	t_read(0, 1, 40 * T_SEG);
-	t_run_done(T_LIMIT);
-	t_check_read(0, 0);
-	t_check_served(1, 40);
+	read_whole(&c, &imp, 40);
 	cr_assert_eq(t_ses(0)->ret_order_errs, 0);
 	cr_assert_eq(t_nth(1, UET_PDS_ROD_REQ, 0)->p.pds.next_hdr,
 		     UET_NH_RSP_DATA);
@@ -223,12 +236,7 @@ Test(ret, return_data_before_the_first_ack)
 {
 	struct uet_mem_impair imp = { .drop_mask = 1 };
 
-	t_init(2, NULL, NULL);
-	t_impair(0, &imp);
-	t_read(0, 1, 5 * T_SEG);
-	t_run_done(T_LIMIT);
-	t_check_read(0, 0);
-	t_check_served(1, 5);
+	read_whole(NULL, &imp, 5);
 	cr_assert_eq(t_stats(0).drop_pdc, 0);
 	cr_assert_eq(t_stats(0).pdc_open, 1);
 }
@@ -275,16 +283,23 @@ static bool kill_after_rets(struct uet_harness *h, void *arg)
 	return t_ses(0)->ret_rx >= 5 || !h->node[0].fep;
 }
 
+/* Node 0 reads 60 segments from node 1 over a window of 8 (c); node
+ * `dies` dies once the data flows. */
+static void read_then_kill(struct uet_fep_config *c, unsigned dies)
+{
+	c->window = 8;
+	t_init(2, c, NULL);
+	t_read(0, 1, 60 * T_SEG);
+	cr_assert(uet_harness_run(&T.h, kill_after_rets, NULL, T_LIMIT));
+	uet_harness_kill(&T.h, dies);
+}
+
 Test(ret, initiator_dies_during_return_data)
 {
 	struct uet_fep_config c = t_cfg();
 	struct uet_ses *s;
 
-	c.window = 8;
-	t_init(2, &c, NULL);
-	t_read(0, 1, 60 * T_SEG);
-	cr_assert(uet_harness_run(&T.h, kill_after_rets, NULL, T_LIMIT));
-	uet_harness_kill(&T.h, 0);
+	read_then_kill(&c, 0);
 	t_run_quiet(T.h.now + T_LIMIT);
 	s = t_ses(1);
 	cr_assert_gt(s->ret_failed, 0, "no return packet failed");
@@ -307,11 +322,7 @@ Test(ret, target_dies_during_return_data)
 	struct uet_fep_config c = t_cfg();
 	uet_time t0;
 
-	c.window = 8;
-	t_init(2, &c, NULL);
-	t_read(0, 1, 60 * T_SEG);
-	cr_assert(uet_harness_run(&T.h, kill_after_rets, NULL, T_LIMIT));
-	uet_harness_kill(&T.h, 1);
+	read_then_kill(&c, 1);
 	t0 = T.h.now;
 	t_run_done(T.h.now + T_LIMIT);
 	cr_assert_eq(T.nerr[0], 1);
@@ -331,9 +342,7 @@ Test(ret, probes_of_a_live_target_are_answered)
 {
 	struct uet_fep_config c = t_cfg();
 
-	t_init(2, &c, NULL);
-	t_send(0, 1, T_SEG);
-	t_run_done(T_LIMIT);
+	open_pdc(&c);
 	t_ses(0)->force_busy = true;
 	t_run_quiet(T.h.now + 5 * c.pdc_idle);
 	cr_assert_geq(t_stats(0).probes_tx, 4);
@@ -398,9 +407,7 @@ Test(ret, busy_target_reaped_late_not_never)
 	struct uet_fep_config c = t_cfg();
 	uet_time t_last, reap;
 
-	t_init(2, &c, NULL);
-	t_send(0, 1, T_SEG);
-	t_run_done(T_LIMIT);
+	open_pdc(&c);
 	t_last = T.h.now;
 	uet_harness_kill(&T.h, 0);
 	t_ses(1)->force_busy = true;

@@ -149,6 +149,27 @@ static void be_put(uint8_t *p, size_t n, uint64_t v)
 	}
 }
 
+/* An n-byte unsigned value in host order (native load and store). */
+static uint64_t mem_get(const uint8_t *p, size_t n)
+{
+	switch (n) {
+	case 1: return *p;
+	case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
+	default: { uint64_t x; memcpy(&x, p, 8); return x; }
+	}
+}
+
+static void mem_put(uint8_t *p, size_t n, uint64_t v)
+{
+	switch (n) {
+	case 1: *p = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
 /* Host value (memory layout) <-> wire: each scalar part big-endian. */
 static void conv(uint8_t dt, uint8_t *dst, const uint8_t *src, size_t count,
 		 bool to_wire)
@@ -157,26 +178,10 @@ static void conv(uint8_t dt, uint8_t *dst, const uint8_t *src, size_t count,
 	size_t i;
 
 	for (i = 0; i < n; i++, src += part, dst += part) {
-		uint64_t v = 0;
-
-		if (to_wire) {
-			/* Host order to big-endian, through a native load. */
-			switch (part) {
-			case 1: v = *src; break;
-			case 2: { uint16_t x; memcpy(&x, src, 2); v = x; break; }
-			case 4: { uint32_t x; memcpy(&x, src, 4); v = x; break; }
-			default: memcpy(&v, src, 8); break;
-			}
-			be_put(dst, part, v);
-		} else {
-			v = be_get(src, part);
-			switch (part) {
-			case 1: *dst = (uint8_t)v; break;
-			case 2: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
-			case 4: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
-			default: memcpy(dst, &v, 8); break;
-			}
-		}
+		if (to_wire)
+			be_put(dst, part, mem_get(src, part));
+		else
+			mem_put(dst, part, be_get(src, part));
 	}
 }
 
@@ -208,26 +213,6 @@ static int int_cmp(uint64_t a, uint64_t b, size_t n, bool sgn)
 		return x < y ? -1 : x > y;
 	}
 	return a < b ? -1 : a > b;
-}
-
-static uint64_t mem_get(const uint8_t *p, size_t n)
-{
-	switch (n) {
-	case 1: return *p;
-	case 2: { uint16_t x; memcpy(&x, p, 2); return x; }
-	case 4: { uint32_t x; memcpy(&x, p, 4); return x; }
-	default: { uint64_t x; memcpy(&x, p, 8); return x; }
-	}
-}
-
-static void mem_put(uint8_t *p, size_t n, uint64_t v)
-{
-	switch (n) {
-	case 1: *p = (uint8_t)v; break;
-	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-	default: memcpy(p, &v, 8); break;
-	}
 }
 
 /* New value of mem (a) given operand b and compare c; all zero-extended
@@ -263,51 +248,51 @@ static uint64_t int_op(uint8_t op, uint64_t a, uint64_t b, uint64_t c,
 
 /* ---- Real and complex floating point ---- */
 
-#define REAL_OP(T)							\
-static T real_op_##T(uint8_t op, T a, T b, T c)				\
+/* The ops of every floating type, complex ones included: new value r of
+ * mem (a) given operand b and compare c. */
+#define FLOAT_OPS							\
+	case UET_AMO_SUM: r = a + b; break;				\
+	case UET_AMO_DIFF: r = a - b; break;				\
+	case UET_AMO_PROD: r = a * b; break;				\
+	case UET_AMO_LOR: r = a != 0 || b != 0; break;			\
+	case UET_AMO_LAND: r = a != 0 && b != 0; break;			\
+	case UET_AMO_LXOR: r = (a != 0) != (b != 0); break;		\
+	case UET_AMO_WRITE: r = b; break;				\
+	case UET_AMO_CSWAP: r = c == a ? b : a; break;			\
+	case UET_AMO_CSWAP_NE: r = c != a ? b : a; break;
+
+/* ... and those of the real ones only. */
+#define REAL_OPS							\
+	case UET_AMO_MIN: r = b < a ? b : a; break;			\
+	case UET_AMO_MAX: r = b > a ? b : a; break;			\
+	case UET_AMO_CSWAP_LE: r = c <= a ? b : a; break;		\
+	case UET_AMO_CSWAP_LT: r = c < a ? b : a; break;		\
+	case UET_AMO_CSWAP_GE: r = c >= a ? b : a; break;		\
+	case UET_AMO_CSWAP_GT: r = c > a ? b : a; break;
+
+/* elem_N: op on one element of type T at mem, with arg and cmp (host
+ * order); MORE_OPS are the type's ops beyond FLOAT_OPS. */
+#define FLOAT_ELEM(N, T, MORE_OPS)					\
+static void elem_##N(uint8_t op, uint8_t *mem, const uint8_t *arg,	\
+		     const uint8_t *cmp)				\
 {									\
+	T a, b, c, r;							\
+									\
+	memcpy(&a, mem, sizeof(T));					\
+	memcpy(&b, arg, sizeof(T));					\
+	memcpy(&c, cmp, sizeof(T));					\
 	switch (op) {							\
-	case UET_AMO_MIN: return b < a ? b : a;				\
-	case UET_AMO_MAX: return b > a ? b : a;				\
-	case UET_AMO_SUM: return a + b;					\
-	case UET_AMO_DIFF: return a - b;				\
-	case UET_AMO_PROD: return a * b;				\
-	case UET_AMO_LOR: return a != 0 || b != 0;			\
-	case UET_AMO_LAND: return a != 0 && b != 0;			\
-	case UET_AMO_LXOR: return (a != 0) != (b != 0);			\
-	case UET_AMO_WRITE: return b;					\
-	case UET_AMO_CSWAP: return c == a ? b : a;			\
-	case UET_AMO_CSWAP_NE: return c != a ? b : a;			\
-	case UET_AMO_CSWAP_LE: return c <= a ? b : a;			\
-	case UET_AMO_CSWAP_LT: return c < a ? b : a;			\
-	case UET_AMO_CSWAP_GE: return c >= a ? b : a;			\
-	case UET_AMO_CSWAP_GT: return c > a ? b : a;			\
-	default: return a;						\
+	FLOAT_OPS							\
+	MORE_OPS							\
+	default: r = a; break;	/* READ */				\
 	}								\
+	memcpy(mem, &r, sizeof(T));					\
 }
 
-REAL_OP(float)
-REAL_OP(double)
-
-#define CPLX_OP(N, T)							\
-static T cplx_op_##N(uint8_t op, T a, T b, T c)			\
-{									\
-	switch (op) {							\
-	case UET_AMO_SUM: return a + b;					\
-	case UET_AMO_DIFF: return a - b;				\
-	case UET_AMO_PROD: return a * b;				\
-	case UET_AMO_LOR: return a != 0 || b != 0;			\
-	case UET_AMO_LAND: return a != 0 && b != 0;			\
-	case UET_AMO_LXOR: return (a != 0) != (b != 0);			\
-	case UET_AMO_WRITE: return b;					\
-	case UET_AMO_CSWAP: return c == a ? b : a;			\
-	case UET_AMO_CSWAP_NE: return c != a ? b : a;			\
-	default: return a;						\
-	}								\
-}
-
-CPLX_OP(f, float complex)
-CPLX_OP(d, double complex)
+FLOAT_ELEM(f, float, REAL_OPS)
+FLOAT_ELEM(d, double, REAL_OPS)
+FLOAT_ELEM(fc, float complex, )
+FLOAT_ELEM(dc, double complex, )
 
 /* One element: mem in host order; arg, cmp in host order (converted). */
 static void elem(uint8_t op, uint8_t dt, uint8_t *mem, const uint8_t *arg,
@@ -316,38 +301,10 @@ static void elem(uint8_t op, uint8_t dt, uint8_t *mem, const uint8_t *arg,
 	size_t n = uet_amo_size(dt);
 
 	switch (dt) {
-	case UET_AMO_FLOAT: {
-		float a, b, c, r;
-
-		memcpy(&a, mem, 4); memcpy(&b, arg, 4); memcpy(&c, cmp, 4);
-		r = real_op_float(op, a, b, c);
-		memcpy(mem, &r, 4);
-		return;
-	}
-	case UET_AMO_DOUBLE: {
-		double a, b, c, r;
-
-		memcpy(&a, mem, 8); memcpy(&b, arg, 8); memcpy(&c, cmp, 8);
-		r = real_op_double(op, a, b, c);
-		memcpy(mem, &r, 8);
-		return;
-	}
-	case UET_AMO_FLOAT_COMPLEX: {
-		float complex a, b, c, r;
-
-		memcpy(&a, mem, 8); memcpy(&b, arg, 8); memcpy(&c, cmp, 8);
-		r = cplx_op_f(op, a, b, c);
-		memcpy(mem, &r, 8);
-		return;
-	}
-	case UET_AMO_DOUBLE_COMPLEX: {
-		double complex a, b, c, r;
-
-		memcpy(&a, mem, 16); memcpy(&b, arg, 16); memcpy(&c, cmp, 16);
-		r = cplx_op_d(op, a, b, c);
-		memcpy(mem, &r, 16);
-		return;
-	}
+	case UET_AMO_FLOAT: elem_f(op, mem, arg, cmp); return;
+	case UET_AMO_DOUBLE: elem_d(op, mem, arg, cmp); return;
+	case UET_AMO_FLOAT_COMPLEX: elem_fc(op, mem, arg, cmp); return;
+	case UET_AMO_DOUBLE_COMPLEX: elem_dc(op, mem, arg, cmp); return;
 	default: {
 		/* Signed types have even codes (wire-format §5.7). */
 		bool sgn = !(dt & 1);

@@ -21,13 +21,7 @@ static _Alignas(16) uint8_t tmem[80];
 
 static void setup(void)
 {
-	struct uet_fep_config c;
-
-	tl_cfg(&c, PA);
-	tl_ep_open(&A, &c);
-	tl_cfg(&c, PB);
-	tl_ep_open(&B, &c);
-	tl_link_open(&L, &A, &B, 1);
+	tl_pair_open(&A, PA, &B, PB, &L, NULL);
 	cr_assert_eq(tl_mr(&B, tmem, sizeof(tmem), KEY, UET_MR_REMOTE_READ |
 			   UET_MR_REMOTE_WRITE | UET_MR_REMOTE_ATOMIC, &mctx),
 		     0);
@@ -35,9 +29,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	tl_link_close(&L);
-	tl_ep_close(&A);
-	tl_ep_close(&B);
+	tl_pair_close(&A, &B, &L);
 }
 
 TestSuite(amo, .init = setup, .fini = teardown);
@@ -208,6 +200,31 @@ static size_t cnt(const struct dtinfo *d, uint8_t type)
 	return n > 4 ? 4 : n;
 }
 
+/* run(d, op) for every type d and every op of ops that d supports;
+ * returns how many pairs ran. */
+static size_t every_supported(const uint8_t *ops, size_t nops,
+			      void (*run)(const struct dtinfo *d, uint8_t op))
+{
+	size_t i, j, ran = 0;
+
+	for (i = 0; i < NDT; i++) {
+		for (j = 0; j < nops; j++) {
+			if (!uet_amo_supported(ops[j], DTS[i].dt))
+				continue;
+			run(&DTS[i], ops[j]);
+			ran++;
+		}
+	}
+	return ran;
+}
+
+static void arith_case(const struct dtinfo *d, uint8_t op)
+{
+	if (op != UET_AMO_READ)
+		run_one(d, UET_OP_ATOMIC, op, cnt(d, UET_OP_ATOMIC), 0);
+	run_one(d, UET_OP_FETCH_ATOMIC, op, cnt(d, UET_OP_FETCH_ATOMIC), 0);
+}
+
 Test(amo, arithmetic_and_logic_every_type)
 {
 	static const uint8_t ops[] = {
@@ -216,24 +233,18 @@ Test(amo, arithmetic_and_logic_every_type)
 		UET_AMO_BAND, UET_AMO_LXOR, UET_AMO_BXOR, UET_AMO_READ,
 		UET_AMO_WRITE,
 	};
-	size_t i, j, ran = 0;
 
-	for (i = 0; i < NDT; i++) {
-		for (j = 0; j < sizeof(ops); j++) {
-			const struct dtinfo *d = &DTS[i];
-
-			if (!uet_amo_supported(ops[j], d->dt))
-				continue;
-			if (ops[j] != UET_AMO_READ)
-				run_one(d, UET_OP_ATOMIC, ops[j],
-					cnt(d, UET_OP_ATOMIC), 0);
-			run_one(d, UET_OP_FETCH_ATOMIC, ops[j],
-				cnt(d, UET_OP_FETCH_ATOMIC), 0);
-			ran++;
-		}
-	}
 	/* 8 int types x 13, 2 real x 10, 2 complex x 8 (libfabric's). */
-	cr_assert_eq(ran, 8 * 13 + 2 * 10 + 2 * 8);
+	cr_assert_eq(every_supported(ops, sizeof(ops), arith_case),
+		     8 * 13 + 2 * 10 + 2 * 8);
+}
+
+static void compare_case(const struct dtinfo *d, uint8_t op)
+{
+	/* compare below, equal to, above memory (5) */
+	run_one(d, UET_OP_CMP_ATOMIC, op, 1, 4);
+	run_one(d, UET_OP_CMP_ATOMIC, op, 1, 5);
+	run_one(d, UET_OP_CMP_ATOMIC, op, 1, 6);
 }
 
 Test(amo, compare_ops_every_type)
@@ -243,22 +254,9 @@ Test(amo, compare_ops_every_type)
 		UET_AMO_CSWAP_LT, UET_AMO_CSWAP_GE, UET_AMO_CSWAP_GT,
 		UET_AMO_MSWAP,
 	};
-	size_t i, j, ran = 0;
 
-	for (i = 0; i < NDT; i++) {
-		for (j = 0; j < sizeof(ops); j++) {
-			const struct dtinfo *d = &DTS[i];
-
-			if (!uet_amo_supported(ops[j], d->dt))
-				continue;
-			/* compare below, equal to, above memory (5) */
-			run_one(d, UET_OP_CMP_ATOMIC, ops[j], 1, 4);
-			run_one(d, UET_OP_CMP_ATOMIC, ops[j], 1, 5);
-			run_one(d, UET_OP_CMP_ATOMIC, ops[j], 1, 6);
-			ran++;
-		}
-	}
-	cr_assert_eq(ran, 8 * 7 + 2 * 6 + 2 * 2);
+	cr_assert_eq(every_supported(ops, sizeof(ops), compare_case),
+		     8 * 7 + 2 * 6 + 2 * 2);
 }
 
 /* The bytes on the wire: operands and fetched values big-endian, the
@@ -312,60 +310,84 @@ Test(amo, wire_encoding)
 /* What may be posted: uet_ses_amo_valid decides, post agrees. */
 Test(amo, limits_and_post_checks)
 {
+	/* want: elements an op may have; BASE: what one packet holds. */
+	enum { BASE = -1 };
+	static const struct {
+		const char *what;
+		int want;
+		uint8_t op, dt, type;
+	} valid[] = {
+		{ "non-fetching", BASE,
+		  UET_AMO_SUM, UET_AMO_UINT64, UET_OP_ATOMIC },
+		{ "fetch: ACK data", 2,
+		  UET_AMO_SUM, UET_AMO_UINT64, UET_OP_FETCH_ATOMIC },
+		{ "fetch of bytes", 16,
+		  UET_AMO_SUM, UET_AMO_INT8, UET_OP_FETCH_ATOMIC },
+		{ "fetch of the biggest", 1,
+		  UET_AMO_SUM, UET_AMO_DOUBLE_COMPLEX, UET_OP_FETCH_ATOMIC },
+		{ "compare of the biggest", 1,
+		  UET_AMO_CSWAP, UET_AMO_DOUBLE_COMPLEX, UET_OP_CMP_ATOMIC },
+		{ "compare op as a fetch", 0,
+		  UET_AMO_CSWAP, UET_AMO_UINT8, UET_OP_FETCH_ATOMIC },
+		{ "plain op as a compare", 0,
+		  UET_AMO_SUM, UET_AMO_UINT8, UET_OP_CMP_ATOMIC },
+		{ "READ without fetch", 0,
+		  UET_AMO_READ, UET_AMO_UINT8, UET_OP_ATOMIC },
+		{ "bits of a real", 0,
+		  UET_AMO_BOR, UET_AMO_FLOAT, UET_OP_ATOMIC },
+		{ "order of a complex", 0,
+		  UET_AMO_MIN, UET_AMO_FLOAT_COMPLEX, UET_OP_ATOMIC },
+		{ "ordered compare of a complex", 0,
+		  UET_AMO_CSWAP_LT, UET_AMO_FLOAT_COMPLEX, UET_OP_CMP_ATOMIC },
+		{ "masked swap of a real", 0,
+		  UET_AMO_MSWAP, UET_AMO_DOUBLE, UET_OP_CMP_ATOMIC },
+		{ "128-bit type", 0,
+		  UET_AMO_SUM, UET_AMO_INT128, UET_OP_ATOMIC },
+		{ "op INVAL", 0,
+		  UET_AMO_INVAL, UET_AMO_UINT64, UET_OP_ATOMIC },
+	};
+	/* Refused at post: len bytes of operands, r of result and c of
+	 * compare (0: none). */
+	static const struct {
+		const char *what;
+		uint8_t type, op, dt;
+		size_t len, r, c;
+	} refused[] = {
+		{ "fetch beyond the ACK",
+		  UET_OP_FETCH_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 24, 24, 0 },
+		{ "result shorter than operands",
+		  UET_OP_FETCH_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 16, 8, 0 },
+		{ "part of an element",
+		  UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_UINT32, 6, 0, 0 },
+		{ "compare of two elements",
+		  UET_OP_CMP_ATOMIC, UET_AMO_CSWAP, UET_AMO_UINT32, 8, 8, 8 },
+		{ "unsupported type",
+		  UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_FP16, 2, 0, 0 },
+	};
 	uint8_t buf[2048] = { 0 }, res[32];
-	size_t mtu = A.cfg.mtu, base;
+	size_t mtu = A.cfg.mtu, base, i;
 	int ctx;
 
 	base = (mtu - UET_SES_HDRS_LEN - UET_SES_AMO_EXT_LEN) / 8;
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_SUM, UET_AMO_UINT64,
-				       UET_OP_ATOMIC, mtu), base);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_SUM, UET_AMO_UINT64,
-				       UET_OP_FETCH_ATOMIC, mtu), 2);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_SUM, UET_AMO_INT8,
-				       UET_OP_FETCH_ATOMIC, mtu), 16);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_SUM, UET_AMO_DOUBLE_COMPLEX,
-				       UET_OP_FETCH_ATOMIC, mtu), 1);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_CSWAP, UET_AMO_DOUBLE_COMPLEX,
-				       UET_OP_CMP_ATOMIC, mtu), 1);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_CSWAP, UET_AMO_UINT8,
-				       UET_OP_FETCH_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_SUM, UET_AMO_UINT8,
-				       UET_OP_CMP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_READ, UET_AMO_UINT8,
-				       UET_OP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_BOR, UET_AMO_FLOAT,
-				       UET_OP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_MIN, UET_AMO_FLOAT_COMPLEX,
-				       UET_OP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_CSWAP_LT, UET_AMO_FLOAT_COMPLEX,
-				       UET_OP_CMP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_MSWAP, UET_AMO_DOUBLE,
-				       UET_OP_CMP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_SUM, UET_AMO_INT128,
-				       UET_OP_ATOMIC, mtu), 0);
-	cr_assert_eq(uet_ses_amo_valid(UET_AMO_INVAL, UET_AMO_UINT64,
-				       UET_OP_ATOMIC, mtu), 0);
+	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++)
+		cr_assert_eq(uet_ses_amo_valid(valid[i].op, valid[i].dt,
+					       valid[i].type, mtu),
+			     valid[i].want == BASE ? base :
+						     (size_t)valid[i].want,
+			     "%s", valid[i].what);
 	/* Post refuses what valid() says 0 for, and counts beyond it. */
 	cr_assert_eq(tl_amo(&A, PB, UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
 			    buf, 8 * (base + 1), NULL, 0, NULL, 0, KEY, 0,
 			    &ctx), UET_ERR_INVAL);
 	cr_assert_eq(tl_amo(&A, PB, UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
 			    buf, 8 * base, NULL, 0, NULL, 0, KEY, 0, &ctx), 0);
-	cr_assert_eq(tl_amo(&A, PB, UET_OP_FETCH_ATOMIC, UET_AMO_SUM,
-			    UET_AMO_UINT64, buf, 24, res, 24, NULL, 0, KEY, 0,
-			    &ctx), UET_ERR_INVAL);
-	cr_assert_eq(tl_amo(&A, PB, UET_OP_FETCH_ATOMIC, UET_AMO_SUM,
-			    UET_AMO_UINT64, buf, 16, res, 8, NULL, 0, KEY, 0,
-			    &ctx), UET_ERR_INVAL);
-	cr_assert_eq(tl_amo(&A, PB, UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_UINT32,
-			    buf, 6, NULL, 0, NULL, 0, KEY, 0, &ctx),
-		     UET_ERR_INVAL);
-	cr_assert_eq(tl_amo(&A, PB, UET_OP_CMP_ATOMIC, UET_AMO_CSWAP,
-			    UET_AMO_UINT32, buf, 8, res, 8, buf, 8, KEY, 0,
-			    &ctx), UET_ERR_INVAL);
-	cr_assert_eq(tl_amo(&A, PB, UET_OP_ATOMIC, UET_AMO_SUM, UET_AMO_FP16,
-			    buf, 2, NULL, 0, NULL, 0, KEY, 0, &ctx),
-		     UET_ERR_INVAL);
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		cr_assert_eq(tl_amo(&A, PB, refused[i].type, refused[i].op,
+				    refused[i].dt, buf, refused[i].len,
+				    refused[i].r ? res : NULL, refused[i].r,
+				    refused[i].c ? buf : NULL, refused[i].c,
+				    KEY, 0, &ctx), UET_ERR_INVAL, "%s",
+			     refused[i].what);
 }
 
 /* ---- The target's checks, with hand-made requests ---- */
@@ -391,16 +413,52 @@ static int raw_amo(uint8_t opcode, uint8_t op, uint8_t dt, uint32_t len,
 	return uet_ses_rx(B.ses, &L.rpdc, &q, pl, plen, reply, 0);
 }
 
-static void expect_rc(int ret, const struct uet_ses_reply *r, uint8_t rc)
-{
-	cr_assert_eq(ret, 0);
-	cr_assert_eq(r->rsp.return_code, rc, "rc %u, want %u",
-		     r->rsp.return_code, rc);
-	cr_assert(r->gtd);
-}
-
 Test(amo, target_refusals)
 {
+	/* Requests to refuse: the key is KEY + key; plen operand bytes. */
+	static const struct {
+		const char *what;
+		uint8_t opcode, op, dt;
+		uint32_t len;
+		uint8_t key;
+		uint64_t boff;
+		size_t plen;
+		uint8_t rc;
+	} bad[] = {
+		{ "128-bit type",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_INT128,
+		  16, 0, 0, 16, UET_RC_AMO_UNSUPPORTED_DT },
+		{ "BOR of a real",
+		  UET_SES_ATOMIC, UET_AMO_BOR, UET_AMO_DOUBLE,
+		  8, 0, 0, 8, UET_RC_AMO_UNSUPPORTED_OP },
+		{ "op INVAL",
+		  UET_SES_ATOMIC, UET_AMO_INVAL, UET_AMO_UINT64,
+		  8, 0, 0, 8, UET_RC_AMO_UNSUPPORTED_OP },
+		{ "part of an element",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT32,
+		  6, 0, 0, 6, UET_RC_AMO_UNSUPPORTED_SIZE },
+		{ "fetch results beyond the ACK",
+		  UET_SES_FETCHING_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  24, 0, 0, 16, UET_RC_AMO_UNSUPPORTED_SIZE },
+		{ "unaligned",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  8, 0, 4, 8, UET_RC_AMO_UNALIGNED },
+		{ "unknown key",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  8, 9, 0, 8, UET_RC_BAD_MKEY },
+		{ "past the region",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  8, 0, 80, 8, UET_RC_BAD_ADDR },
+		{ "no ATOMIC access",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  8, 2, 0, 8, UET_RC_PERM_VIOLATION },
+		{ "fetch without READ access",
+		  UET_SES_FETCHING_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  8, 1, 0, 8, UET_RC_PERM_VIOLATION },
+		{ "operand bytes other than request_length",
+		  UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64,
+		  8, 0, 0, 4, UET_RC_OP_VIOLATION },
+	};
 	uint8_t pl[16] = { 0 };
 	struct uet_ses_reply r;
 	struct uet_ses_stats st;
@@ -411,38 +469,15 @@ Test(amo, target_refusals)
 			   UET_MR_REMOTE_WRITE, &mctx), 0);
 	cr_assert_eq(tl_mr(&B, tmem, 16, KEY + 2, UET_MR_REMOTE_WRITE |
 			   UET_MR_REMOTE_READ, &mctx), 0);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_INT128, 16,
-			  KEY, 0, pl, 16, id++, &r), &r,
-		  UET_RC_AMO_UNSUPPORTED_DT);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_BOR, UET_AMO_DOUBLE, 8,
-			  KEY, 0, pl, 8, id++, &r), &r,
-		  UET_RC_AMO_UNSUPPORTED_OP);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_INVAL, UET_AMO_UINT64, 8,
-			  KEY, 0, pl, 8, id++, &r), &r,
-		  UET_RC_AMO_UNSUPPORTED_OP);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT32, 6,
-			  KEY, 0, pl, 6, id++, &r), &r,
-		  UET_RC_AMO_UNSUPPORTED_SIZE);
-	/* A fetch whose results would not fit the ACK. */
-	expect_rc(raw_amo(UET_SES_FETCHING_ATOMIC, UET_AMO_SUM,
-			  UET_AMO_UINT64, 24, KEY, 0, pl, 16, id++, &r), &r,
-		  UET_RC_AMO_UNSUPPORTED_SIZE);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 8,
-			  KEY, 4, pl, 8, id++, &r), &r, UET_RC_AMO_UNALIGNED);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 8,
-			  KEY + 9, 0, pl, 8, id++, &r), &r, UET_RC_BAD_MKEY);
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 8,
-			  KEY, 80, pl, 8, id++, &r), &r, UET_RC_BAD_ADDR);
-	/* Access: no ATOMIC; a fetch without READ. */
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 8,
-			  KEY + 2, 0, pl, 8, id++, &r), &r,
-		  UET_RC_PERM_VIOLATION);
-	expect_rc(raw_amo(UET_SES_FETCHING_ATOMIC, UET_AMO_SUM,
-			  UET_AMO_UINT64, 8, KEY + 1, 0, pl, 8, id++, &r), &r,
-		  UET_RC_PERM_VIOLATION);
-	/* Operand bytes disagree with request_length. */
-	expect_rc(raw_amo(UET_SES_ATOMIC, UET_AMO_SUM, UET_AMO_UINT64, 8,
-			  KEY, 0, pl, 4, id++, &r), &r, UET_RC_OP_VIOLATION);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(raw_amo(bad[i].opcode, bad[i].op, bad[i].dt,
+				     bad[i].len, KEY + bad[i].key, bad[i].boff,
+				     pl, bad[i].plen, id++, &r), 0);
+		cr_assert_eq(r.rsp.return_code, bad[i].rc,
+			     "%s: rc %u, want %u", bad[i].what,
+			     r.rsp.return_code, bad[i].rc);
+		cr_assert(r.gtd);
+	}
 	for (size_t i = 0; i < 16; i++)
 		cr_assert_eq(tmem[i], 0x77, "refused atomic wrote byte %zu", i);
 	/* The non-fetching one with WRITE but no READ access is fine. */
@@ -484,12 +519,10 @@ Test(amo, two_initiators_serialised)
 {
 	struct tl_ep C;
 	struct tl_link L2;
-	struct uet_fep_config cfg;
 	uint64_t one = 1;
 	int i, ctx;
 
-	tl_cfg(&cfg, 6203);
-	tl_ep_open(&C, &cfg);
+	tl_ep_open_at(&C, 6203, NULL);
 	tl_link_open(&L2, &C, &B, 2);
 	memset(tmem, 0, 8);
 	for (i = 0; i < 50; i++) {

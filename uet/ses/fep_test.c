@@ -11,6 +11,7 @@
 
 #include "../pds/harness.h"
 #include "ses.h"
+#include "test_op.h"
 
 #define MAXC 64
 
@@ -31,26 +32,37 @@ static void on_complete(struct uet_harness *h, unsigned node,
 	R.c[node][R.n[node]++] = *c;
 }
 
-/* Two nodes configured by the addressing rule of ses.h. */
+/* Node i's defaults, with the ids of the addressing rule of ses.h. */
+static void node_cfg(struct uet_fep_config *cfg, unsigned i)
+{
+	struct uet_addr a = uet_harness_addr(i);
+
+	uet_fep_config_default(cfg);
+	cfg->job_id = 0xABCDE;
+	cfg->pid_on_fep = uet_ses_addr_pid(&a);
+	cfg->resource_index = uet_ses_addr_ri(&a);
+}
+
+static void start_cfgs(const struct uet_fep_config cfg[2], unsigned seed)
+{
+	memset(&R, 0, sizeof(R));
+	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, seed), 0);
+	H.on_complete = on_complete;
+}
+
+/* Two nodes of node_cfg with this budget; imp on the link into node 1. */
 static void start(size_t unexp_max, const struct uet_mem_impair *imp)
 {
 	struct uet_fep_config cfg[2];
 	unsigned i;
 
-	memset(&R, 0, sizeof(R));
 	for (i = 0; i < 2; i++) {
-		struct uet_addr a = uet_harness_addr(i);
-
-		uet_fep_config_default(&cfg[i]);
-		cfg[i].job_id = 0xABCDE;
-		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
-		cfg[i].resource_index = uet_ses_addr_ri(&a);
+		node_cfg(&cfg[i], i);
 		cfg[i].unexp_max = unexp_max;
 		if (window)
 			cfg[i].window = window;
 	}
-	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 7), 0);
-	H.on_complete = on_complete;
+	start_cfgs(cfg, 7);
 	if (imp)
 		cr_assert_eq(uet_mem_port_set_impair(H.node[1].port, imp), 0);
 }
@@ -60,23 +72,25 @@ static void stop(void)
 	uet_harness_fini(&H);
 }
 
+/* Post op (its type's own fields set) of node's on the one buffer buf,
+ * to the other node, with a completion. */
+static int post_op(unsigned node, struct uet_op *op, uint8_t type,
+		   void *buf, size_t len, uint32_t flags, void *ctx)
+{
+	struct uet_iov iov = { buf, len };
+	struct uet_addr peer = uet_harness_addr(1 - node);
+
+	test_op_init(op, type, flags | UET_OPF_COMPLETION, ctx, &peer, &iov);
+	return uet_fep_post(H.node[node].fep, op, H.now);
+}
+
 static int post(unsigned node, uint8_t type, void *buf, size_t len,
 		uint64_t tag, uint64_t ignore, uint32_t flags, void *ctx)
 {
-	struct uet_iov iov = { buf, len };
-	struct uet_op op;
+	struct uet_op op = { .tag = tag, .ignore = ignore,
+			     .cq_data = tag * 3 };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = flags | UET_OPF_COMPLETION;
-	op.context = ctx;
-	op.peer = uet_harness_addr(1 - node);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.tag = tag;
-	op.ignore = ignore;
-	op.cq_data = tag * 3;
-	return uet_fep_post(H.node[node].fep, &op, H.now);
+	return post_op(node, &op, type, buf, len, flags, ctx);
 }
 
 struct want {
@@ -101,18 +115,27 @@ static const struct uet_completion *find(unsigned node, const void *ctx)
 	return NULL;
 }
 
+/* len bytes of a pattern of its own for each seed. */
+static uint8_t *pattern(size_t len, unsigned seed)
+{
+	uint8_t *p = malloc(len);
+	size_t i;
+
+	cr_assert_not_null(p);
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * seed + (i >> 11));
+	return p;
+}
+
 TestSuite(fep, .fini = stop, .timeout = 60);
 
 Test(fep, big_tagged_message)
 {
 	size_t len = 3u << 20;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	uint8_t *src = pattern(len, 7), *dst = calloc(1, len);
 	struct want w = { 1, 1 };
 	int cs, cr;
-	size_t i;
 
-	for (i = 0; i < len; i++)
-		src[i] = (uint8_t)(i * 7 + (i >> 11));
 	start(4u << 20, NULL);
 	cr_assert_eq(post(1, UET_OP_TRECV, dst, len, 77, 0, 0, &cr), 0);
 	cr_assert_eq(post(0, UET_OP_TSEND, src, len, 77, 0, UET_OPF_CQ_DATA,
@@ -237,16 +260,11 @@ Test(fep, foreign_job_refused)
 	int cs, cr;
 	unsigned i;
 
-	memset(&R, 0, sizeof(R));
 	for (i = 0; i < 2; i++) {
-		struct uet_addr a = uet_harness_addr(i);
-
-		uet_fep_config_default(&cfg[i]);
+		node_cfg(&cfg[i], i);
 		cfg[i].job_id = 100 + i;
-		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
 	}
-	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 3), 0);
-	H.on_complete = on_complete;
+	start_cfgs(cfg, 3);
 	cr_assert_eq(post(1, UET_OP_RECV, d, sizeof(d), 0, 0, 0, &cr), 0);
 	cr_assert_eq(post(0, UET_OP_SEND, b, sizeof(b), 0, 0, 0, &cs), 0);
 	cr_assert(uet_harness_run(&H, have_all, &w, H.now + 5 * UET_SEC));
@@ -295,64 +313,29 @@ Test(fep, receive_later_tag_first)
 static int mreg(unsigned node, void *base, size_t len, uint64_t key,
 		uint32_t access, void *ctx)
 {
-	struct uet_mr_attr a;
+	struct uet_mr_attr a = { .base = base, .len = len, .key = key,
+				 .access = access, .context = ctx };
 
-	memset(&a, 0, sizeof(a));
-	a.base = base;
-	a.len = len;
-	a.key = key;
-	a.access = access;
-	a.context = ctx;
 	return uet_fep_mr_reg(H.node[node].fep, &a);
 }
 
 static int rma(unsigned node, uint8_t type, void *buf, size_t len,
 	       uint64_t key, uint64_t raddr, uint32_t flags, void *ctx)
 {
-	struct uet_iov iov = { buf, len };
-	struct uet_op op;
+	struct uet_op op = { .rkey = key, .raddr = raddr, .cq_data = 0xDA7A };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = flags | UET_OPF_COMPLETION;
-	op.context = ctx;
-	op.peer = uet_harness_addr(1 - node);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.rkey = key;
-	op.raddr = raddr;
-	op.cq_data = 0xDA7A;
-	return uet_fep_post(H.node[node].fep, &op, H.now);
+	return post_op(node, &op, type, buf, len, flags, ctx);
 }
 
 static int amo(unsigned node, uint8_t type, uint8_t aop, uint8_t dt,
 	       void *buf, size_t len, void *res, void *cmp, uint64_t key,
 	       uint64_t raddr, void *ctx)
 {
-	struct uet_iov iov = { buf, len }, riov = { res, len };
-	struct uet_iov ciov = { cmp, len };
-	struct uet_op op;
+	struct uet_iov riov = { res, len }, ciov = { cmp, len };
+	struct uet_op op = { .rkey = key, .raddr = raddr };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = UET_OPF_COMPLETION;
-	op.context = ctx;
-	op.peer = uet_harness_addr(1 - node);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.rkey = key;
-	op.raddr = raddr;
-	op.amo_op = aop;
-	op.amo_dt = dt;
-	if (res) {
-		op.result_iov = &riov;
-		op.result_count = 1;
-	}
-	if (cmp) {
-		op.compare_iov = &ciov;
-		op.compare_count = 1;
-	}
-	return uet_fep_post(H.node[node].fep, &op, H.now);
+	test_op_amo(&op, aop, dt, &riov, &ciov);
+	return post_op(node, &op, type, buf, len, 0, ctx);
 }
 
 static struct uet_mem_impair lossy(void)
@@ -372,15 +355,12 @@ static struct uet_mem_impair lossy(void)
 Test(fep, rma_write)
 {
 	size_t len = 2u << 20;
-	uint8_t *src = malloc(len), *dst = calloc(1, len + 64);
+	uint8_t *src = pattern(len, 13), *dst = calloc(1, len + 64);
 	struct uet_mem_impair imp = lossy();
 	struct uet_fep_stats st;
 	struct want w = { 2, 1 };
 	int cw, cb, mctx;
-	size_t i;
 
-	for (i = 0; i < len; i++)
-		src[i] = (uint8_t)(i * 13 + (i >> 9));
 	start(4u << 20, &imp);
 	cr_assert_eq(mreg(1, dst, len + 64, 0x55, UET_MR_REMOTE_WRITE |
 			  UET_MR_VIRT_ADDR, &mctx), 0);
@@ -465,14 +445,11 @@ Test(fep, small_read_and_fetch_in_ack)
 Test(fep, big_read_over_lossy_link)
 {
 	size_t len = 3u << 20;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	uint8_t *src = pattern(len, 29), *dst = calloc(1, len);
 	struct uet_mem_impair imp = lossy();
 	struct want w = { 1, 1 };
 	int cr, mctx;
-	size_t i;
 
-	for (i = 0; i < len; i++)
-		src[i] = (uint8_t)(i * 29 + (i >> 10));
 	start(4u << 20, NULL);
 	/* Loss both ways: the return data crosses into node 0. */
 	cr_assert_eq(uet_mem_port_set_impair(H.node[0].port, &imp), 0);
@@ -503,18 +480,6 @@ Test(fep, big_read_over_lossy_link)
 	free(dst);
 }
 
-static void rndv_cfg(struct uet_fep_config *cfg, unsigned i)
-{
-	struct uet_addr a = uet_harness_addr(i);
-
-	uet_fep_config_default(cfg);
-	cfg->job_id = 0xABCDE;
-	cfg->pid_on_fep = uet_ses_addr_pid(&a);
-	cfg->resource_index = uet_ses_addr_ri(&a);
-	cfg->rndv_threshold = 8192;
-	cfg->max_msg_size = 64u << 20;
-}
-
 /* A 24 MiB tagged send by rendezvous over a lossy link both ways, the
  * receive posted late, then a truncated one. */
 Test(fep, rendezvous_send)
@@ -522,18 +487,17 @@ Test(fep, rendezvous_send)
 	struct uet_mem_impair imp = lossy();
 	struct uet_fep_config cfg[2];
 	size_t len = 24u << 20, room = 1u << 20;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	uint8_t *src = pattern(len, 7), *dst = calloc(1, len);
 	struct want w1 = { 0, 0 }, w2 = { 1, 1 }, w3 = { 2, 2 };
 	int cs1, cr1, cs2, cr2;
-	size_t i;
+	unsigned i;
 
-	for (i = 0; i < len; i++)
-		src[i] = (uint8_t)(i * 7 + (i >> 13));
-	memset(&R, 0, sizeof(R));
-	rndv_cfg(&cfg[0], 0);
-	rndv_cfg(&cfg[1], 1);
-	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 11), 0);
-	H.on_complete = on_complete;
+	for (i = 0; i < 2; i++) {
+		node_cfg(&cfg[i], i);
+		cfg[i].rndv_threshold = 8192;
+		cfg[i].max_msg_size = 64u << 20;
+	}
+	start_cfgs(cfg, 11);
 	cr_assert_eq(uet_mem_port_set_impair(H.node[0].port, &imp), 0);
 	cr_assert_eq(uet_mem_port_set_impair(H.node[1].port, &imp), 0);
 	cr_assert_eq(post(0, UET_OP_TSEND, src, len, 4, 0, 0, &cs1), 0);

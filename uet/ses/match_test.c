@@ -16,14 +16,9 @@ static struct tl_link LA, LB;
 
 static void setup(void)
 {
-	struct uet_fep_config c;
-
-	tl_cfg(&c, PA);
-	tl_ep_open(&A, &c);
-	tl_cfg(&c, PB);
-	tl_ep_open(&B, &c);
-	tl_cfg(&c, PC);
-	tl_ep_open(&C, &c);
+	tl_ep_open_at(&A, PA, NULL);
+	tl_ep_open_at(&B, PB, NULL);
+	tl_ep_open_at(&C, PC, NULL);
 	tl_link_open(&LA, &A, &C, 1);
 	tl_link_open(&LB, &B, &C, 2);
 }

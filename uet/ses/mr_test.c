@@ -11,10 +11,7 @@ static struct tl_ep E;
 
 static void setup(void)
 {
-	struct uet_fep_config c;
-
-	tl_cfg(&c, 7001);
-	tl_ep_open(&E, &c);
+	tl_ep_open_at(&E, 7001, NULL);
 }
 
 static void teardown(void)

@@ -15,20 +15,12 @@ static struct tl_link L;
 
 static void setup(void)
 {
-	struct uet_fep_config c;
-
-	tl_cfg(&c, PA);
-	tl_ep_open(&A, &c);
-	tl_cfg(&c, PB);
-	tl_ep_open(&B, &c);
-	tl_link_open(&L, &A, &B, 1);
+	tl_pair_open(&A, PA, &B, PB, &L, NULL);
 }
 
 static void teardown(void)
 {
-	tl_link_close(&L);
-	tl_ep_close(&A);
-	tl_ep_close(&B);
+	tl_pair_close(&A, &B, &L);
 }
 
 TestSuite(msg, .init = setup, .fini = teardown);

@@ -16,29 +16,14 @@ static struct tl_ep A, B;
 static struct tl_link L;
 static int mctx;		/* B's region context */
 
-static void open_pair(size_t mtu_b)
-{
-	struct uet_fep_config c;
-
-	tl_cfg(&c, PA);
-	tl_ep_open(&A, &c);
-	tl_cfg(&c, PB);
-	if (mtu_b)
-		c.mtu = mtu_b;
-	tl_ep_open(&B, &c);
-	tl_link_open(&L, &A, &B, 1);
-}
-
 static void setup(void)
 {
-	open_pair(0);
+	tl_pair_open(&A, PA, &B, PB, &L, NULL);
 }
 
 static void teardown(void)
 {
-	tl_link_close(&L);
-	tl_ep_close(&A);
-	tl_ep_close(&B);
+	tl_pair_close(&A, &B, &L);
 }
 
 TestSuite(rma, .init = setup, .fini = teardown);
@@ -53,6 +38,79 @@ static size_t remote_count(uint32_t flags)
 		n += B.comp[i].context == &mctx &&
 		     (B.comp[i].flags & flags) == flags;
 	return n;
+}
+
+/* The access an RMA of type needs, and the one it does not. */
+static uint32_t access_for(uint8_t type)
+{
+	return type == UET_OP_READ ? UET_MR_REMOTE_READ : UET_MR_REMOTE_WRITE;
+}
+
+static uint32_t access_not_for(uint8_t type)
+{
+	return access_for(type == UET_OP_READ ? UET_OP_WRITE : UET_OP_READ);
+}
+
+/* B registers mem (len bytes under KEY, open to the RMA of type); A posts
+ * that RMA on all of it, from or into buf, with a completion. */
+static void rma_whole(uint8_t type, void *buf, void *mem, size_t len,
+		      int *ctx)
+{
+	cr_assert_eq(tl_mr(&B, mem, len, KEY, access_for(type), &mctx), 0);
+	cr_assert_eq(tl_rma(&A, PB, type, buf, len, KEY, 0,
+			    UET_OPF_COMPLETION, ctx), 0);
+}
+
+/* A read of B's region src (bytes v) into dst; the test frees both. */
+struct rd {
+	size_t len;
+	uint8_t *src, *dst;
+	int ctx;
+};
+
+/* Post a read of that many chunks and carry its requests, acknowledged:
+ * the data waits in L's return direction. */
+static void rd_requested(struct rd *r, size_t chunks, uint8_t v)
+{
+	r->len = chunks * UET_SES_READ_CHUNK;
+	r->src = malloc(r->len);
+	r->dst = calloc(1, r->len);
+	memset(r->src, v, r->len);
+	rma_whole(UET_OP_READ, r->dst, r->src, r->len, &r->ctx);
+	cr_assert_eq(tl_run(&L, 0), 0);
+}
+
+/* A write of three packets of byte v into B's region, the first one
+ * placed; the test decides what becomes of the other two. */
+struct write3 {
+	size_t pm;		/* payload per packet */
+	uint8_t *src, *dst;
+	int ctx;
+};
+
+static void write3_start(struct write3 *w, uint8_t v)
+{
+	size_t len;
+
+	w->pm = uet_ses_payload_max(A.ses);
+	len = 3 * w->pm;
+	w->src = malloc(len);
+	w->dst = calloc(1, len);
+	memset(w->src, v, len);
+	rma_whole(UET_OP_WRITE, w->src, w->dst, len, &w->ctx);
+	cr_assert_eq(tl_pull(&L, SIZE_MAX), 3);
+	cr_assert_eq(tl_xfer(&L, 0), 0);
+}
+
+/* Only the first packet was written, and B completed nothing. */
+static void write3_end(struct write3 *w, uint8_t v)
+{
+	cr_assert_eq(w->dst[0], v);
+	cr_assert_eq(w->dst[w->pm], 0);
+	cr_assert_eq(w->dst[2 * w->pm], 0);
+	cr_assert_eq(remote_count(0), 0);
+	free(w->src);
+	free(w->dst);
 }
 
 Test(rma, write_any_order_completes_both_sides)
@@ -174,16 +232,23 @@ static void refused_write(uint64_t key, uint64_t raddr, size_t len,
 
 static uint8_t region[4000];
 
+/* B's region under KEY open to the RMA of type, under KEY + 1 only to the
+ * other kind. */
+static void region_keys(uint8_t type)
+{
+	cr_assert_eq(tl_mr(&B, region, sizeof(region), KEY, access_for(type),
+			   &mctx), 0);
+	cr_assert_eq(tl_mr(&B, region, sizeof(region), KEY + 1,
+			   access_not_for(type), &mctx), 0);
+}
+
 Test(rma, write_refusals)
 {
 	struct uet_ses_stats st;
 	struct uet_fep_stats fs;
 
 	memset(region, 0, sizeof(region));
-	cr_assert_eq(tl_mr(&B, region, 4000, KEY, UET_MR_REMOTE_WRITE, &mctx),
-		     0);
-	cr_assert_eq(tl_mr(&B, region, 4000, KEY + 1, UET_MR_REMOTE_READ,
-			   &mctx), 0);
+	region_keys(UET_OP_WRITE);
 	refused_write(KEY + 2, 0, 3000, UET_RC_BAD_MKEY);
 	refused_write(KEY + 1, 0, 3000, UET_RC_PERM_VIOLATION);
 	/* Only the last bytes fall outside: still nothing written. */
@@ -246,30 +311,19 @@ Test(rma, write_placed_before_its_turn)
  * (the one partial visibility that cannot be avoided). */
 Test(rma, dereg_during_write)
 {
-	size_t pm = uet_ses_payload_max(A.ses), len = 3 * pm;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
-	int ctx;
+	struct write3 w;
 
-	memset(src, 0x33, len);
-	cr_assert_eq(tl_mr(&B, dst, len, KEY, UET_MR_REMOTE_WRITE, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_WRITE, src, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
-	cr_assert_eq(tl_pull(&L, SIZE_MAX), 3);
-	cr_assert_eq(tl_xfer(&L, 0), 0);
+	write3_start(&w, 0x33);
 	cr_assert_eq(uet_ses_mr_dereg(B.ses, KEY), 0);
 	cr_assert_eq(tl_xfer(&L, 1), 0);
 	cr_assert_eq(L.p[1].rsp.return_code, UET_RC_BAD_MKEY);
 	/* Even if the key came back, the message stays refused. */
-	cr_assert_eq(tl_mr(&B, dst, len, KEY, UET_MR_REMOTE_WRITE, &mctx), 0);
+	cr_assert_eq(tl_mr(&B, w.dst, 3 * w.pm, KEY, UET_MR_REMOTE_WRITE,
+			   &mctx), 0);
 	cr_assert_eq(tl_xfer(&L, 2), 0);
 	cr_assert_eq(L.p[2].rsp.return_code, UET_RC_BAD_MKEY);
-	cr_assert_eq(dst[0], 0x33);
-	cr_assert_eq(dst[pm], 0);
-	cr_assert_eq(dst[2 * pm], 0);
-	cr_assert_eq(tl_comp(&A, &ctx)->err, UET_ERR_REMOTE);
-	cr_assert_eq(remote_count(0), 0);
-	free(src);
-	free(dst);
+	cr_assert_eq(tl_comp(&A, &w.ctx)->err, UET_ERR_REMOTE);
+	write3_end(&w, 0x33);
 }
 
 /* ---- Reads ---- */
@@ -281,9 +335,7 @@ Test(rma, small_read_in_ack)
 	int ctx;
 
 	tl_fill(src, 16, 9);
-	cr_assert_eq(tl_mr(&B, src, 16, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, 16, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
+	rma_whole(UET_OP_READ, dst, src, 16, &ctx);
 	cr_assert_eq(tl_pull(&L, SIZE_MAX), 1);
 	cr_assert_eq(tl_deliver(&L, 0), 0);
 	cr_assert_eq(L.req.opcode, UET_SES_READ);
@@ -310,9 +362,7 @@ Test(rma, small_read_ack_without_data)
 	uint8_t src[8] = { 1 }, dst[8];
 	int ctx;
 
-	cr_assert_eq(tl_mr(&B, src, 8, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, 8, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
+	rma_whole(UET_OP_READ, dst, src, 8, &ctx);
 	cr_assert_eq(tl_pull(&L, 1), 1);
 	L.p[0].acked = true;
 	uet_ses_tx_acked(A.ses, &L.tpdc, &L.p[0].pkt, NULL, 0);
@@ -327,9 +377,7 @@ static void big_read(size_t len, bool reverse)
 	int ctx;
 
 	tl_fill(src, len, 11);
-	cr_assert_eq(tl_mr(&B, src, len, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
+	rma_whole(UET_OP_READ, dst, src, len, &ctx);
 	cr_assert_eq(tl_pull(&L, SIZE_MAX), nreq);
 	for (i = 0; i < nreq; i++) {
 		cr_assert_eq(tl_deliver(&L, i), 0);
@@ -396,10 +444,15 @@ Test(rma, read_of_17_bytes_uses_return_direction)
 	big_read(UET_ACK_DATA_MAX + 1, false);
 }
 
+static void small_mtu(struct uet_fep_config *c)
+{
+	c->mtu = 600;
+}
+
 /* A target with a small mtu answers one request with several packets. */
 Test(rmacfg, read_target_small_mtu)
 {
-	open_pair(600);
+	tl_pair_open(&A, PA, &B, PB, &L, small_mtu);
 	big_read(5 * UET_SES_READ_CHUNK + 3, true);
 	cr_assert_gt(L.rn, 5 + 1);
 }
@@ -427,10 +480,7 @@ static void refused_read(uint64_t key, uint64_t raddr, size_t len,
 
 Test(rma, read_refusals)
 {
-	cr_assert_eq(tl_mr(&B, region, 4000, KEY, UET_MR_REMOTE_READ, &mctx),
-		     0);
-	cr_assert_eq(tl_mr(&B, region, 4000, KEY + 1, UET_MR_REMOTE_WRITE,
-			   &mctx), 0);
+	region_keys(UET_OP_READ);
 	refused_read(KEY + 5, 0, 3000, UET_RC_BAD_MKEY);
 	refused_read(KEY + 1, 0, 3000, UET_RC_PERM_VIOLATION);
 	refused_read(KEY, 1001, 3000, UET_RC_BAD_ADDR);
@@ -471,53 +521,42 @@ Test(rma, read_modified_length_mismatch)
  * again, the rest comes as zeros with RC_BAD_MKEY and the read fails. */
 Test(rma, dereg_during_read_return)
 {
-	size_t len = 4 * UET_SES_READ_CHUNK;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	struct rd r;
 	size_t i;
-	int ctx;
 
-	memset(src, 0x44, len);
-	cr_assert_eq(tl_mr(&B, src, len, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
+	rd_requested(&r, 4, 0x44);
 	tl_ret_pull(&L, SIZE_MAX);
 	cr_assert_eq(tl_ret_deliver(&L, 0), 0);
 	tl_ret_ack(&L, 0);
 	cr_assert_eq(uet_ses_mr_dereg(B.ses, KEY), 0);
-	free(src);		/* the user may free it now */
+	free(r.src);		/* the user may free it now */
 	for (i = 1; i < L.rn; i++) {
 		cr_assert_eq(tl_ret_deliver(&L, i), 0);
 		cr_assert_eq(L.rrsp.return_code, UET_RC_BAD_MKEY);
 		tl_ret_ack(&L, i);
 	}
-	cr_assert_eq(tl_comp(&A, &ctx)->err, UET_ERR_REMOTE);
-	cr_assert_eq(tl_comp(&A, &ctx)->prov_errno, UET_RC_BAD_MKEY);
-	cr_assert_eq(dst[0], 0x44);
+	cr_assert_eq(tl_comp(&A, &r.ctx)->err, UET_ERR_REMOTE);
+	cr_assert_eq(tl_comp(&A, &r.ctx)->prov_errno, UET_RC_BAD_MKEY);
+	cr_assert_eq(r.dst[0], 0x44);
 	cr_assert_eq(remote_count(0), 0);
-	free(dst);
+	free(r.dst);
 }
 
 /* The PDC goes away with return data queued: jobs and records are freed
  * (ASan), the initiator's read fails. */
 Test(rma, pdc_closed_with_return_data_queued)
 {
-	size_t len = 3 * UET_SES_READ_CHUNK;
-	uint8_t *src = calloc(1, len), *dst = calloc(1, len);
-	int ctx;
+	struct rd r;
 
-	cr_assert_eq(tl_mr(&B, src, len, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
+	rd_requested(&r, 3, 0);
 	cr_assert_eq(tl_ret_pull(&L, 1), 1);
 	cr_assert(uet_ses_pdc_busy(B.ses, &L.rpdc));
 	cr_assert(uet_ses_pdc_busy(A.ses, &L.tpdc));
 	tl_link_close(&L);
-	cr_assert_eq(tl_comp(&A, &ctx)->err, UET_ERR_PEER);
+	cr_assert_eq(tl_comp(&A, &r.ctx)->err, UET_ERR_PEER);
 	cr_assert_eq(uet_ses_mr_dereg(B.ses, KEY), 0);
-	free(src);
-	free(dst);
+	free(r.src);
+	free(r.dst);
 	tl_link_open(&L, &A, &B, 2);
 }
 
@@ -551,25 +590,18 @@ Test(rma, fence)
  * deregistered region still has return data queued: all freed (ASan). */
 Test(rma, destroy_with_dead_region_queued)
 {
-	size_t len = 3 * UET_SES_READ_CHUNK;
-	uint8_t *src = calloc(1, len), *dst = calloc(1, len);
-	struct uet_fep_config c;
-	int ctx;
+	struct rd r;
 
-	cr_assert_eq(tl_mr(&B, src, len, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
+	rd_requested(&r, 3, 0);
 	cr_assert_eq(tl_ret_pull(&L, 1), 1);
 	cr_assert_eq(uet_ses_mr_dereg(B.ses, KEY), 0);
 	tl_ep_close(&B);
-	free(src);
-	tl_cfg(&c, PB);
-	tl_ep_open(&B, &c);
+	free(r.src);
+	tl_ep_open_at(&B, PB, NULL);
 	free(L.rp);
 	free(L.p);
 	tl_link_open(&L, &A, &B, 2);
-	free(dst);
+	free(r.dst);
 }
 
 /* The initiator flushes a write half sent: the resent packets carry IE,
@@ -577,32 +609,20 @@ Test(rma, destroy_with_dead_region_queued)
  * packet was seen. */
 Test(rma, flushed_write_initiator_error)
 {
-	size_t pm = uet_ses_payload_max(A.ses), len = 3 * pm;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
-	int ctx;
+	struct write3 w;
 
-	memset(src, 0x5C, len);
-	cr_assert_eq(tl_mr(&B, dst, len, KEY, UET_MR_REMOTE_WRITE, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_WRITE, src, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
-	cr_assert_eq(tl_pull(&L, SIZE_MAX), 3);
-	cr_assert_eq(tl_xfer(&L, 0), 0);
+	write3_start(&w, 0x5C);
 	uet_ses_flush(A.ses);
-	cr_assert_eq(tl_comp(&A, &ctx)->err, UET_ERR_CANCELED);
+	cr_assert_eq(tl_comp(&A, &w.ctx)->err, UET_ERR_CANCELED);
 	cr_assert_eq(tl_xfer(&L, 1), 0);
 	cr_assert(L.req.flags & UET_SES_F_IE);
 	cr_assert_eq(L.p[1].rsp.return_code, UET_RC_INITIATOR_ERR);
 	cr_assert(uet_ses_pdc_busy(B.ses, &L.rpdc));
 	cr_assert_eq(tl_xfer(&L, 2), 0);
 	cr_assert_eq(L.p[2].rsp.return_code, UET_RC_INITIATOR_ERR);
-	cr_assert_eq(dst[0], 0x5C);
-	cr_assert_eq(dst[pm], 0);
-	cr_assert_eq(dst[2 * pm], 0);
-	cr_assert_eq(remote_count(0), 0);
 	cr_assert_not(uet_ses_pdc_busy(B.ses, &L.rpdc), "record kept");
-	cr_assert_eq(tl_count(&A, &ctx), 1);
-	free(src);
-	free(dst);
+	cr_assert_eq(tl_count(&A, &w.ctx), 1);
+	write3_end(&w, 0x5C);
 }
 
 /* A READ request without SOM names the bytes it asks for in
@@ -641,27 +661,21 @@ Test(rma, read_request_decodes_as_packet)
  * is taken but never written to the user's buffer. */
 Test(rma, flushed_read_drops_late_data)
 {
-	size_t len = 2 * UET_SES_READ_CHUNK;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
 	struct uet_ses_stats st;
-	int ctx;
+	struct rd r;
 	size_t i;
 
-	memset(src, 0x6B, len);
-	cr_assert_eq(tl_mr(&B, src, len, KEY, UET_MR_REMOTE_READ, &mctx), 0);
-	cr_assert_eq(tl_rma(&A, PB, UET_OP_READ, dst, len, KEY, 0,
-			    UET_OPF_COMPLETION, &ctx), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
-	cr_assert_null(tl_comp(&A, &ctx));
+	rd_requested(&r, 2, 0x6B);
+	cr_assert_null(tl_comp(&A, &r.ctx));
 	uet_ses_flush(A.ses);
-	cr_assert_eq(tl_comp(&A, &ctx)->err, UET_ERR_CANCELED);
+	cr_assert_eq(tl_comp(&A, &r.ctx)->err, UET_ERR_CANCELED);
 	cr_assert_not(uet_ses_pdc_busy(A.ses, &L.tpdc));
 	cr_assert_eq(tl_ret_run(&L), 0);
-	for (i = 0; i < len; i++)
-		cr_assert_eq(dst[i], 0, "byte %zu written after flush", i);
+	for (i = 0; i < r.len; i++)
+		cr_assert_eq(r.dst[i], 0, "byte %zu written after flush", i);
 	uet_ses_stats(A.ses, &st);
 	cr_assert_eq(st.ret_stale, L.rn);
-	cr_assert_eq(tl_count(&A, &ctx), 1);
-	free(src);
-	free(dst);
+	cr_assert_eq(tl_count(&A, &r.ctx), 1);
+	free(r.src);
+	free(r.dst);
 }

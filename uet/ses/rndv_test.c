@@ -16,16 +16,15 @@ static struct tl_ep A, B;
 static struct tl_link L, R;	/* A -> B, B -> A */
 static struct tl_link *LR[2] = { &L, &R };
 
+static void rndv_cfg(struct uet_fep_config *c)
+{
+	c->rndv_threshold = THRESH;
+}
+
 static void setup(void)
 {
-	struct uet_fep_config c;
-
-	tl_cfg(&c, PA);
-	c.rndv_threshold = THRESH;
-	tl_ep_open(&A, &c);
-	tl_cfg(&c, PB);
-	c.rndv_threshold = THRESH;
-	tl_ep_open(&B, &c);
+	tl_ep_open_at(&A, PA, rndv_cfg);
+	tl_ep_open_at(&B, PB, rndv_cfg);
 	tl_link_open(&L, &A, &B, 1);
 	tl_link_open(&R, &B, &A, 2);
 }
@@ -43,6 +42,47 @@ TestSuite(rndv, .init = setup, .fini = teardown);
 static size_t eager_len(void)
 {
 	return uet_ses_payload_max(A.ses) - UET_SES_RNDV_EXT_LEN;
+}
+
+/* B posts a receive of room bytes from A, then A sends len bytes to B;
+ * both untagged, with completions. */
+static void recv_then_send(uint8_t *dst, size_t room, const uint8_t *src,
+			   size_t len, int *cr, int *cs)
+{
+	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, room, 0, 0,
+			     UET_OPF_COMPLETION, PA, cr), 0);
+	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
+			     UET_OPF_COMPLETION, 0, cs), 0);
+}
+
+/* A message of len bytes (a pattern) from A to a receive on B as big. */
+struct rmsg {
+	size_t len;
+	uint8_t *src, *dst;
+	int cs, cr;
+};
+
+/* Post m (recv_then_send), then carry A's packets and B's read requests,
+ * acknowledged; the read data (R's return direction) is left to the
+ * test. */
+static void rmsg_until_read(struct rmsg *m, size_t len)
+{
+	size_t i;
+
+	m->len = len;
+	m->src = malloc(len);
+	m->dst = calloc(1, len);
+	for (i = 0; i < len; i++)
+		m->src[i] = (uint8_t)(i * 31 + (i >> 12));
+	recv_then_send(m->dst, len, m->src, len, &m->cr, &m->cs);
+	cr_assert_eq(tl_run(&L, 0), 0);
+	cr_assert_eq(tl_run(&R, 0), 0);
+}
+
+static void rmsg_free(struct rmsg *m)
+{
+	free(m->src);
+	free(m->dst);
 }
 
 Test(rndv, expected_receive)
@@ -150,10 +190,7 @@ Test(rndv, truncated_reads_what_fits)
 	int cs, cr;
 
 	tl_fill(src, len, 23);
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, room, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
+	recv_then_send(dst, room, src, len, &cr, &cs);
 	tl_run_all(LR, 2);
 	c = tl_comp(&B, &cr);
 	cr_assert_eq(c->err, UET_ERR_TRUNC);
@@ -184,10 +221,7 @@ Test(rndv, receive_within_eager_part)
 	int cs, cr;
 
 	tl_fill(src, len, 24);
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, 100, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
+	recv_then_send(dst, 100, src, len, &cr, &cs);
 	tl_run_all(LR, 2);
 	cr_assert_eq(tl_comp(&B, &cr)->err, UET_ERR_TRUNC);
 	cr_assert_arr_eq(dst, src, 100);
@@ -227,10 +261,7 @@ Test(rndv, below_threshold_is_eager)
 	uint8_t src[THRESH] = { 1 }, dst[THRESH];
 	int cs, cr;
 
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, THRESH, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, THRESH, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
+	recv_then_send(dst, THRESH, src, THRESH, &cr, &cs);
 	tl_run_all(LR, 2);
 	cr_assert_eq(L.req.opcode, UET_SES_SEND);
 	cr_assert_eq(R.n, 0);
@@ -279,10 +310,7 @@ Test(rndv, refused_read_fails_both)
 	uint8_t *src = calloc(1, len), *dst = malloc(len);
 	int cs, cr;
 
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
+	recv_then_send(dst, len, src, len, &cr, &cs);
 	cr_assert_eq(tl_pull(&L, 1), 1);
 	cr_assert_eq(tl_xfer(&L, 0), 0);
 	/* B's read is queued; make it ask beyond the region. */
@@ -307,73 +335,48 @@ Test(rndv, refused_read_fails_both)
  * goes, the read fails with RC_BAD_MKEY, the receive with it. */
 Test(rndv, sender_flush_fails_receive)
 {
-	size_t len = 8000;
-	uint8_t *src = calloc(1, len), *dst = malloc(len);
-	int cs, cr;
+	struct rmsg m;
 
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
-	cr_assert_eq(tl_run(&R, 0), 0);
+	rmsg_until_read(&m, 8000);
 	uet_ses_flush(A.ses);
-	cr_assert_eq(tl_comp(&A, &cs)->err, UET_ERR_CANCELED);
+	cr_assert_eq(tl_comp(&A, &m.cs)->err, UET_ERR_CANCELED);
 	tl_run_all(LR, 2);
-	cr_assert_eq(tl_comp(&B, &cr)->err, UET_ERR_REMOTE);
-	cr_assert_eq(tl_comp(&B, &cr)->prov_errno, UET_RC_BAD_MKEY);
-	free(src);
-	free(dst);
+	cr_assert_eq(tl_comp(&B, &m.cr)->err, UET_ERR_REMOTE);
+	cr_assert_eq(tl_comp(&B, &m.cr)->prov_errno, UET_RC_BAD_MKEY);
+	rmsg_free(&m);
 }
 
 /* The PDC of the read fails: the receive fails, and so does the send
  * whose return data could not be delivered. */
 Test(rndv, read_pdc_failure)
 {
-	size_t len = 8000;
-	uint8_t *src = calloc(1, len), *dst = malloc(len);
-	int cs, cr;
+	struct rmsg m;
 
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
-	cr_assert_eq(tl_run(&R, 0), 0);
+	rmsg_until_read(&m, 8000);
 	cr_assert_gt(tl_ret_pull(&R, 2), 0);
 	tl_link_close(&R);
-	cr_assert_eq(tl_comp(&B, &cr)->err, UET_ERR_PEER);
-	cr_assert_eq(tl_comp(&A, &cs)->err, UET_ERR_PEER);
+	cr_assert_eq(tl_comp(&B, &m.cr)->err, UET_ERR_PEER);
+	cr_assert_eq(tl_comp(&A, &m.cs)->err, UET_ERR_PEER);
 	tl_link_open(&R, &B, &A, 3);
-	free(src);
-	free(dst);
+	rmsg_free(&m);
 }
 
 /* 16 MiB (the test config's max_msg_size): many read chunks, return jobs
  * and packets, out of order in the return direction. */
 Test(rndv, sixteen_mib)
 {
-	size_t len = 16u << 20, i;
-	uint8_t *src = malloc(len), *dst = calloc(1, len);
-	int cs, cr;
+	struct rmsg m;
+	size_t i;
 
-	for (i = 0; i < len; i++)
-		src[i] = (uint8_t)(i * 31 + (i >> 12));
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &cs), 0);
-	cr_assert_eq(tl_run(&L, 0), 0);
-	cr_assert_eq(tl_run(&R, 0), 0);
+	rmsg_until_read(&m, 16u << 20);
 	tl_ret_pull(&R, SIZE_MAX);
 	for (i = R.rn; i-- > 0;) {
 		cr_assert_eq(tl_ret_deliver(&R, i), 0);
 		tl_ret_ack(&R, i);
 	}
-	cr_assert_eq(tl_comp(&B, &cr)->err, 0);
-	cr_assert_eq(tl_comp(&B, &cr)->len, len);
-	cr_assert(!memcmp(src, dst, len));
-	cr_assert_eq(tl_comp(&A, &cs)->err, 0);
-	free(src);
-	free(dst);
+	cr_assert_eq(tl_comp(&B, &m.cr)->err, 0);
+	cr_assert_eq(tl_comp(&B, &m.cr)->len, m.len);
+	cr_assert(!memcmp(m.src, m.dst, m.len));
+	cr_assert_eq(tl_comp(&A, &m.cs)->err, 0);
+	rmsg_free(&m);
 }

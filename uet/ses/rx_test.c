@@ -16,15 +16,7 @@ static struct tl_link L;
 
 static void open_pair(void (*tweak)(struct uet_fep_config *))
 {
-	struct uet_fep_config c;
-
-	tl_cfg(&c, PA);
-	tl_ep_open(&A, &c);
-	tl_cfg(&c, PB);
-	if (tweak)
-		tweak(&c);
-	tl_ep_open(&B, &c);
-	tl_link_open(&L, &A, &B, 1);
+	tl_pair_open(&A, PA, &B, PB, &L, tweak);
 }
 
 static void setup(void)
@@ -34,9 +26,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	tl_link_close(&L);
-	tl_ep_close(&A);
-	tl_ep_close(&B);
+	tl_pair_close(&A, &B, &L);
 }
 
 TestSuite(rx, .init = setup, .fini = teardown);

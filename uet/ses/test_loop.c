@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "test_loop.h"
+#include "test_op.h"
 
 /* The PDS side of the contract, played by the test: count wakes. */
 void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
@@ -26,15 +27,36 @@ void uet_pds_wake_pdc(struct uet_pds *pds, struct uet_pdc_ref *pdc,
 	e->wakes_pdc++;
 }
 
+/* Room for element n of an array p of *cap elements of size bytes. */
+static void *grow(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 64;
+	p = realloc(p, *cap * size);
+	cr_assert(p);
+	return p;
+}
+
+/* Connectionless delivery is not played here (cless_test.c runs it over
+ * the real PDS). */
+void uet_pds_cl_attach(struct uet_pds *pds, const struct uet_ses_cl_ops *ops)
+{
+	(void)pds;
+	(void)ops;
+}
+
+void uet_pds_wake_cl(struct uet_pds *pds, uet_time now)
+{
+	(void)pds;
+	(void)now;
+}
+
 static void tl_complete(void *user, const struct uet_completion *c)
 {
 	struct tl_ep *e = user;
 
-	if (e->ncomp == e->capcomp) {
-		e->capcomp = e->capcomp ? 2 * e->capcomp : 64;
-		e->comp = realloc(e->comp, e->capcomp * sizeof(*e->comp));
-		cr_assert(e->comp);
-	}
+	e->comp = grow(e->comp, e->ncomp, &e->capcomp, sizeof(*e->comp));
 	e->comp[e->ncomp++] = *c;
 }
 
@@ -81,6 +103,33 @@ void tl_ep_close(struct tl_ep *e)
 	e->comp = NULL;
 }
 
+void tl_ep_open_at(struct tl_ep *e, uint16_t port,
+		   void (*tweak)(struct uet_fep_config *))
+{
+	struct uet_fep_config cfg;
+
+	tl_cfg(&cfg, port);
+	if (tweak)
+		tweak(&cfg);
+	tl_ep_open(e, &cfg);
+}
+
+void tl_pair_open(struct tl_ep *a, uint16_t pa, struct tl_ep *b,
+		  uint16_t pb, struct tl_link *l,
+		  void (*tweak_b)(struct uet_fep_config *))
+{
+	tl_ep_open_at(a, pa, NULL);
+	tl_ep_open_at(b, pb, tweak_b);
+	tl_link_open(l, a, b, 1);
+}
+
+void tl_pair_close(struct tl_ep *a, struct tl_ep *b, struct tl_link *l)
+{
+	tl_link_close(l);
+	tl_ep_close(a);
+	tl_ep_close(b);
+}
+
 void tl_link_open(struct tl_link *l, struct tl_ep *tx, struct tl_ep *rx,
 		  uint32_t id)
 {
@@ -109,25 +158,45 @@ void tl_link_close(struct tl_link *l)
 	l->rn = l->rcap = 0;
 }
 
-size_t tl_pull(struct tl_link *l, size_t max)
+/* Pull up to max packets from e's side of a link (its PDC pdc) into the
+ * list *p of *n (capacity *cap); a return direction sends only read
+ * data. */
+static size_t pull(struct tl_ep *e, struct uet_pdc_ref *pdc, bool ret,
+		   struct tl_pkt **p, size_t *n, size_t *cap, size_t max)
 {
 	size_t got = 0;
 
 	while (got < max) {
 		struct uet_ses_pkt pkt;
 
-		if (!uet_ses_tx_next(l->tx->ses, &l->tpdc, &pkt, 0))
+		if (!uet_ses_tx_next(e->ses, pdc, &pkt, 0))
 			break;
-		if (l->n == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 64;
-			l->p = realloc(l->p, l->cap * sizeof(*l->p));
-			cr_assert(l->p);
-		}
-		memset(&l->p[l->n], 0, sizeof(l->p[l->n]));
-		l->p[l->n++].pkt = pkt;
+		if (ret)
+			cr_assert_eq(pkt.next_hdr, UET_NH_RSP_DATA);
+		*p = grow(*p, *n, cap, sizeof(**p));
+		memset(&(*p)[*n], 0, sizeof((*p)[*n]));
+		(*p)[(*n)++].pkt = pkt;
 		got++;
 	}
 	return got;
+}
+
+/* Write packet p of e's side into l->buf: at least min bytes, within e's
+ * mtu under a PDS request header. Returns the length. */
+static int write_pkt(struct tl_link *l, struct tl_ep *e,
+		     struct uet_pdc_ref *pdc, struct tl_pkt *p, int min)
+{
+	int n = uet_ses_tx_write(e->ses, pdc, &p->pkt, l->buf,
+				 sizeof(l->buf));
+
+	cr_assert_geq(n, min, "tx_write: %d", n);
+	cr_assert_leq((size_t)n + UET_PDS_REQ_LEN, e->cfg.mtu);
+	return n;
+}
+
+size_t tl_pull(struct tl_link *l, size_t max)
+{
+	return pull(l->tx, &l->tpdc, false, &l->p, &l->n, &l->cap, max);
 }
 
 int tl_deliver(struct tl_link *l, size_t i)
@@ -137,10 +206,7 @@ int tl_deliver(struct tl_link *l, size_t i)
 	int hlen, ret;
 
 	cr_assert_lt(i, l->n);
-	l->wlen = uet_ses_tx_write(l->tx->ses, &l->tpdc, &p->pkt, l->buf,
-				   sizeof(l->buf));
-	cr_assert_geq(l->wlen, UET_SES_STD_LEN, "tx_write: %d", l->wlen);
-	cr_assert_leq((size_t)l->wlen + UET_PDS_REQ_LEN, l->tx->cfg.mtu);
+	l->wlen = write_pkt(l, l->tx, &l->tpdc, p, UET_SES_STD_LEN);
 	hlen = uet_ses_req_decode(&l->req, UET_NH_REQ_STD, l->buf,
 				  (size_t)l->wlen);
 	cr_assert_geq(hlen, UET_SES_STD_LEN, "decode: %d", hlen);
@@ -211,46 +277,36 @@ size_t tl_run(struct tl_link *l, unsigned tries)
 	return left;
 }
 
+/* Post op (its type's own fields set) on the one buffer buf, to or from
+ * the endpoint at port; port 0: any source. */
+static int post(struct tl_ep *e, uint16_t port, struct uet_op *op,
+		uint8_t type, void *buf, size_t len, uint32_t flags,
+		void *ctx)
+{
+	struct uet_iov iov = { buf, len };
+	struct uet_addr peer = tl_addr(port);
+
+	test_op_init(op, type, port ? flags : flags | UET_OPF_PEER_ANY, ctx,
+		     port ? &peer : NULL, &iov);
+	return uet_ses_post(e->ses, op, 0);
+}
+
 int tl_send(struct tl_ep *e, uint16_t to, uint8_t type, const void *buf,
 	    size_t len, uint64_t tag, uint32_t flags, uint64_t cq_data,
 	    void *ctx)
 {
-	struct uet_iov iov = { (void *)buf, len };
-	struct uet_op op;
+	struct uet_op op = { .tag = tag, .cq_data = cq_data };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = flags;
-	op.context = ctx;
-	op.peer = tl_addr(to);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.tag = tag;
-	op.cq_data = cq_data;
-	return uet_ses_post(e->ses, &op, 0);
+	return post(e, to, &op, type, (void *)buf, len, flags, ctx);
 }
 
 int tl_recv(struct tl_ep *e, uint8_t type, void *buf, size_t len,
 	    uint64_t tag, uint64_t ignore, uint32_t flags, uint16_t from,
 	    void *ctx)
 {
-	struct uet_iov iov = { buf, len };
-	struct uet_op op;
+	struct uet_op op = { .tag = tag, .ignore = ignore };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = flags;
-	op.context = ctx;
-	if (from)
-		op.peer = tl_addr(from);
-	else
-		op.flags |= UET_OPF_PEER_ANY;
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.tag = tag;
-	op.ignore = ignore;
-	op.min_multi_recv = 0;
-	return uet_ses_post(e->ses, &op, 0);
+	return post(e, from, &op, type, buf, len, flags, ctx);
 }
 
 const struct uet_completion *tl_comp(const struct tl_ep *e, const void *ctx)
@@ -289,24 +345,7 @@ void tl_fill(uint8_t *buf, size_t len, uint32_t seed)
 
 size_t tl_ret_pull(struct tl_link *l, size_t max)
 {
-	size_t got = 0;
-
-	while (got < max) {
-		struct uet_ses_pkt pkt;
-
-		if (!uet_ses_tx_next(l->rx->ses, &l->rpdc, &pkt, 0))
-			break;
-		cr_assert_eq(pkt.next_hdr, UET_NH_RSP_DATA);
-		if (l->rn == l->rcap) {
-			l->rcap = l->rcap ? 2 * l->rcap : 64;
-			l->rp = realloc(l->rp, l->rcap * sizeof(*l->rp));
-			cr_assert(l->rp);
-		}
-		memset(&l->rp[l->rn], 0, sizeof(l->rp[l->rn]));
-		l->rp[l->rn++].pkt = pkt;
-		got++;
-	}
-	return got;
+	return pull(l->rx, &l->rpdc, true, &l->rp, &l->rn, &l->rcap, max);
 }
 
 int tl_ret_deliver(struct tl_link *l, size_t i)
@@ -315,10 +354,7 @@ int tl_ret_deliver(struct tl_link *l, size_t i)
 	int n, hlen, ret;
 
 	cr_assert_lt(i, l->rn);
-	n = uet_ses_tx_write(l->rx->ses, &l->rpdc, &p->pkt, l->buf,
-			     sizeof(l->buf));
-	cr_assert_geq(n, UET_SES_RSP_DATA_LEN, "ret write: %d", n);
-	cr_assert_leq((size_t)n + UET_PDS_REQ_LEN, l->rx->cfg.mtu);
+	n = write_pkt(l, l->rx, &l->rpdc, p, UET_SES_RSP_DATA_LEN);
 	hlen = uet_ses_rsp_decode(&l->rrsp, UET_NH_RSP_DATA, l->buf,
 				  (size_t)n);
 	cr_assert_eq(hlen, UET_SES_RSP_DATA_LEN);
@@ -374,14 +410,9 @@ void tl_run_all(struct tl_link **links, size_t n)
 int tl_mr(struct tl_ep *e, void *base, size_t len, uint64_t key,
 	  uint32_t access, void *ctx)
 {
-	struct uet_mr_attr a;
+	struct uet_mr_attr a = { .base = base, .len = len, .key = key,
+				 .access = access, .context = ctx };
 
-	memset(&a, 0, sizeof(a));
-	a.base = base;
-	a.len = len;
-	a.key = key;
-	a.access = access;
-	a.context = ctx;
 	return uet_ses_mr_reg(e->ses, &a);
 }
 
@@ -389,20 +420,9 @@ int tl_rma(struct tl_ep *e, uint16_t to, uint8_t type, void *buf,
 	   size_t len, uint64_t key, uint64_t raddr, uint32_t flags,
 	   void *ctx)
 {
-	struct uet_iov iov = { buf, len };
-	struct uet_op op;
+	struct uet_op op = { .rkey = key, .raddr = raddr, .cq_data = 0xC0DA };
 
-	memset(&op, 0, sizeof(op));
-	op.type = type;
-	op.flags = flags;
-	op.context = ctx;
-	op.peer = tl_addr(to);
-	op.iov = &iov;
-	op.iov_count = 1;
-	op.rkey = key;
-	op.raddr = raddr;
-	op.cq_data = 0xC0DA;
-	return uet_ses_post(e->ses, &op, 0);
+	return post(e, to, &op, type, buf, len, flags, ctx);
 }
 
 int tl_amo(struct tl_ep *e, uint16_t to, uint8_t type, uint8_t op,
@@ -412,26 +432,11 @@ int tl_amo(struct tl_ep *e, uint16_t to, uint8_t type, uint8_t op,
 {
 	struct uet_iov iov = { (void *)buf, len }, riov = { res, rlen };
 	struct uet_iov ciov = { (void *)cmp, clen };
-	struct uet_op o;
+	struct uet_addr peer = tl_addr(to);
+	struct uet_op o = { .rkey = key, .raddr = raddr };
 
-	memset(&o, 0, sizeof(o));
-	o.type = type;
-	o.flags = UET_OPF_COMPLETION;
-	o.context = ctx;
-	o.peer = tl_addr(to);
-	o.iov = &iov;
+	test_op_init(&o, type, UET_OPF_COMPLETION, ctx, &peer, &iov);
 	o.iov_count = buf || len ? 1 : 0;
-	o.rkey = key;
-	o.raddr = raddr;
-	o.amo_op = op;
-	o.amo_dt = dt;
-	if (res) {
-		o.result_iov = &riov;
-		o.result_count = 1;
-	}
-	if (cmp) {
-		o.compare_iov = &ciov;
-		o.compare_count = 1;
-	}
+	test_op_amo(&o, op, dt, &riov, &ciov);
 	return uet_ses_post(e->ses, &o, 0);
 }

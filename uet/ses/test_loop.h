@@ -65,11 +65,22 @@ struct uet_addr tl_addr(uint16_t port);
 void tl_cfg(struct uet_fep_config *cfg, uint16_t port);
 void tl_ep_open(struct tl_ep *e, const struct uet_fep_config *cfg);
 void tl_ep_close(struct tl_ep *e);
+/* tl_cfg for port, changed by tweak (if not NULL), then tl_ep_open. */
+void tl_ep_open_at(struct tl_ep *e, uint16_t port,
+		   void (*tweak)(struct uet_fep_config *));
 
 void tl_link_open(struct tl_link *l, struct tl_ep *tx, struct tl_ep *rx,
 		  uint32_t id);
 /* uet_ses_pdc_closed on both ends. */
 void tl_link_close(struct tl_link *l);
+
+/* The usual fixture: a at port pa, b at pb (its config changed by
+ * tweak_b, if not NULL), joined by link l from a to b (id 1). */
+void tl_pair_open(struct tl_ep *a, uint16_t pa, struct tl_ep *b,
+		  uint16_t pb, struct tl_link *l,
+		  void (*tweak_b)(struct uet_fep_config *));
+/* Closes l, then a and b. */
+void tl_pair_close(struct tl_ep *a, struct tl_ep *b, struct tl_link *l);
 
 /* Pull up to max packets from the sender; returns how many came. */
 size_t tl_pull(struct tl_link *l, size_t max);
