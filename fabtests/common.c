@@ -25,7 +25,12 @@ const char *ft_prog = "ft";
 
 #define FT_COMMON_OPTS	"p:e:s:D:B:P:f:T:Lvh"
 #define FT_CQ_BATCH	16
-#define FT_IDLE_YIELD	100	/* empty polls before giving the CPU away */
+/* Empty polls before giving the CPU away. One: a busy-polling wait that
+ * keeps the CPU while its peer process waits for it (more runnable
+ * processes than CPUs, or both on one CPU) stretches every round trip to
+ * a scheduler slice; sched_yield costs a system call when nobody else
+ * wants the CPU. */
+#define FT_IDLE_YIELD	1
 
 /* ------------------------------------------------------------------ */
 /* options */
@@ -766,7 +771,11 @@ int ft_oob_recv_progress(struct ft_ctx *c, void *buf, size_t len)
 		ret = ft_progress(c);
 		if (ret < 0)
 			return ret;
-		if (ret || ++idle % 16)
+		if (ret)
+			continue;
+		if (!(++idle % FT_IDLE_YIELD))
+			sched_yield();
+		if (idle % 16)
 			continue;
 		ret = poll(&p, 1, 0);
 		if (ret > 0)
@@ -778,8 +787,6 @@ int ft_oob_recv_progress(struct ft_ctx *c, void *buf, size_t len)
 				c->opts.timeout_s);
 			return -FI_ETIMEDOUT;
 		}
-		if (!(idle % (FT_IDLE_YIELD * 16)))
-			sched_yield();
 	}
 }
 

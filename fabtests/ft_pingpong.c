@@ -11,10 +11,13 @@
 #include <string.h>
 
 #define PP_TAG		0x7070ull
+
+/* -m: what the pings and pongs are. */
+enum { PP_MSG, PP_TAGGED, PP_MIXED };
 #define PP_BIG		(64u * 1024)	/* above this, iterations shrink */
 
 enum {
-	P_TAGGED,
+	P_MODE,
 	P_ITERS,
 	P_WARMUP,
 	P_CORRUPT,
@@ -40,7 +43,8 @@ static void pp_usage(void)
 		"       ft_pingpong [options] HOST     (client)\n"
 		"Ping-pong latency; every message is checked. The server takes\n"
 		"the client's -m/-S/-I/-W/-Z.\n"
-		"  -m MODE     msg (default) or tagged\n"
+		"  -m MODE     msg (default), tagged, or mixed (untagged pings,\n"
+		"              tagged pongs)\n"
 		"  -S SIZES    all (1:16m) | list 1,64,4k | range 1:1m[:step] (all)\n"
 		"  -I N        iterations per size up to 64 KiB (1000); larger sizes\n"
 		"              run N*64KiB/size, at least min(N, 10)\n"
@@ -55,9 +59,14 @@ static int pp_opt(void *arg, int opt, const char *optarg)
 
 	switch (opt) {
 	case 'm':
-		if (strcmp(optarg, "msg") && strcmp(optarg, "tagged"))
+		if (!strcmp(optarg, "msg"))
+			pp->p[P_MODE] = PP_MSG;
+		else if (!strcmp(optarg, "tagged"))
+			pp->p[P_MODE] = PP_TAGGED;
+		else if (!strcmp(optarg, "mixed"))
+			pp->p[P_MODE] = PP_MIXED;
+		else
 			return -1;
-		pp->p[P_TAGGED] = !strcmp(optarg, "tagged");
 		return 0;
 	case 'S':
 		return ft_parse_sizes_param("ft_pingpong", optarg, &pp->p[P_NSIZES],
@@ -92,20 +101,30 @@ static uint64_t pp_seed(uint64_t size, int64_t iter, int dir)
 	return ft_mix64(size * 1000003u + (uint64_t)iter) ^ (uint64_t)dir;
 }
 
+/* Are the messages this side sends (or receives) tagged? Mixed: the
+ * client's pings are untagged, the server's pongs tagged. */
+static bool pp_tagged(const struct pp *pp, bool sending)
+{
+	if (pp->p[P_MODE] != PP_MIXED)
+		return pp->p[P_MODE] == PP_TAGGED;
+	return ft_is_client(&pp->c) != sending;
+}
+
 static int pp_post_recv(struct pp *pp, struct ft_op *op, size_t size)
 {
 	struct ft_ctx *c = &pp->c;
+	bool tagged = pp_tagged(pp, false);
 	ssize_t ret;
 
 	ft_op_reset(op);
-	if (pp->p[P_TAGGED])
+	if (tagged)
 		ret = FT_POST(c, fi_trecv(c->ep, pp->rbuf, size, pp->rdesc,
 					  FI_ADDR_UNSPEC, PP_TAG, 0, op));
 	else
 		ret = FT_POST(c, fi_recv(c->ep, pp->rbuf, size, pp->rdesc,
 					 FI_ADDR_UNSPEC, op));
 	if (ret)
-		ft_perr(pp->p[P_TAGGED] ? "fi_trecv" : "fi_recv", (int)ret);
+		ft_perr(tagged ? "fi_trecv" : "fi_recv", (int)ret);
 	return (int)ret;
 }
 
@@ -114,6 +133,7 @@ static int pp_send(struct pp *pp, size_t size, int64_t iter)
 	struct ft_ctx *c = &pp->c;
 	struct ft_op op = { 0 };
 	uint64_t t0 = ft_now_ns();
+	bool tagged = pp_tagged(pp, true);
 	ssize_t ret;
 
 	ft_fill(pp->sbuf, size, pp_seed(size, iter, ft_is_client(c)));
@@ -123,14 +143,14 @@ static int pp_send(struct pp *pp, size_t size, int64_t iter)
 			" on purpose (-Z)\n", pp->nsent);
 	}
 	pp->check_ns += ft_now_ns() - t0;
-	if (pp->p[P_TAGGED])
+	if (tagged)
 		ret = FT_POST(c, fi_tsend(c->ep, pp->sbuf, size, pp->sdesc,
 					  c->peer, PP_TAG, &op));
 	else
 		ret = FT_POST(c, fi_send(c->ep, pp->sbuf, size, pp->sdesc,
 					 c->peer, &op));
 	if (ret) {
-		ft_perr(pp->p[P_TAGGED] ? "fi_tsend" : "fi_send", (int)ret);
+		ft_perr(tagged ? "fi_tsend" : "fi_send", (int)ret);
 		return (int)ret;
 	}
 	ret = ft_wait_op(c, &op);
@@ -156,7 +176,7 @@ static int pp_wait_recv(struct pp *pp, struct ft_op *op, size_t size,
 			": received %zu bytes\n", size, iter, op->comp.len);
 		return -FI_EIO;
 	}
-	if (pp->p[P_TAGGED] && op->comp.tag != PP_TAG) {
+	if (pp_tagged(pp, false) && op->comp.tag != PP_TAG) {
 		fprintf(stderr, "ft_pingpong: tag 0x%" PRIx64 ", want 0x%llx\n",
 			op->comp.tag, PP_TAG);
 		return -FI_EIO;
@@ -241,7 +261,8 @@ static int pp_run(struct pp *pp)
 	       "%s\n", c->info->fabric_attr->prov_name,
 	       c->info->fabric_attr->name, c->info->domain_attr->name,
 	       c->opts.ep_type == FI_EP_RDM ? "rdm" : "dgram",
-	       pp->p[P_TAGGED] ? "tagged" : "msg",
+	       pp->p[P_MODE] == PP_MIXED ? "mixed" :
+	       pp->p[P_MODE] == PP_TAGGED ? "tagged" : "msg",
 	       ft_is_client(c) ? "client" : "server");
 	if (ft_is_client(c))
 		printf("# one-way latency, pattern fill/check time excluded\n"
@@ -284,7 +305,9 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = ft_oob_share(&pp.c, pp.p, P_COUNT);
 	if (!ret)
-		ret = ft_getinfo(&pp.c, pp.p[P_TAGGED] ? FI_TAGGED : FI_MSG, 0);
+		ret = ft_getinfo(&pp.c, pp.p[P_MODE] == PP_MIXED ?
+				 FI_MSG | FI_TAGGED : pp.p[P_MODE] == PP_TAGGED ?
+				 FI_TAGGED : FI_MSG, 0);
 	if (!ret)
 		ret = ft_open(&pp.c);
 	if (!ret)

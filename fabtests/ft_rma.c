@@ -10,9 +10,12 @@
  *            sequence number as remote CQ data instead, and the server
  *            checks one CQ entry per message too. Reads check every
  *            message at the client.
- *   -t lat   latency: fi_writedata ping-pong (each side waits for the
- *            peer's remote CQ entry and checks the data before answering)
- *            or, with -o read, back-to-back reads checked one by one.
+ *   -t lat   latency: a write ping-pong, each side waiting for the peer's
+ *            message and checking it before answering: -o write, plain
+ *            writes with FI_DELIVERY_COMPLETE, seen arriving by the
+ *            FI_REMOTE_WRITE counter (FI_RMA_EVENT) or else by watching
+ *            the memory; -o writedata, seen by the remote CQ entry.
+ *            With -o read, back-to-back reads checked one by one.
  *   -t func  a PASS/FAIL matrix: writes and reads of every call flavour,
  *            remote CQ data, FI_FENCE, delivery complete, remote counters
  *            (endpoint and MR), and the error cases - unknown key, out of
@@ -22,6 +25,7 @@
 #include "common.h"
 
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +233,8 @@ static int rma_wait_remote(struct rma *r, uint64_t n)
 		ret = ft_progress(&r->c);
 		if (ret < 0)
 			return ret;
+		if (!ret)
+			sched_yield();	/* the peer may need this CPU */
 		if (!ret && ft_now_ns() > deadline) {
 			fprintf(stderr, "ft_rma: %" PRIu64 " of %" PRIu64
 				" remote CQ entries within %d s\n", r->nrx, n,
@@ -378,6 +384,8 @@ static int bw_server_size(struct rma *r, size_t size, bool first)
 			ret = ft_progress(c);
 			if (ret < 0)
 				break;
+			if (!ret)
+				sched_yield();
 			ret = 0;
 			if (ft_now_ns() > deadline) {
 				fprintf(stderr, "ft_rma: window %" PRIu64 ": %"
@@ -536,18 +544,132 @@ static int lat_wait_data(struct rma *r, uint64_t n, uint64_t want)
 	return 0;
 }
 
+/* Latency writes alternate between two patterns, the second the
+ * complement of the first, so every byte of a message differs from the
+ * byte the previous message left at that place: a byte that did not
+ * arrive is seen. Sizes of 8 bytes and more carry the iteration number
+ * in their first 8 bytes. Layout: pattern 0, pattern 1, landing area,
+ * one region each. */
+static void lat_fill(struct rma *r, size_t size)
+{
+	uint8_t *p0 = r->buf, *p1 = r->buf + r->region;
+
+	ft_fill(p0, size, rma_seed(size, 0));
+	for (size_t i = 0; i < size; i++)
+		p1[i] = (uint8_t)~p0[i];
+}
+
+static uint8_t *lat_msg(struct rma *r, size_t size, uint64_t it)
+{
+	uint8_t *p = r->buf + (it & 1) * r->region;
+
+	rma_set_seq(p, size, it);
+	return p;
+}
+
+static uint8_t *lat_land(struct rma *r)
+{
+	return r->buf + 2 * r->region;
+}
+
+/* Has message it arrived whole in our landing area? */
+static bool lat_arrived(struct rma *r, size_t size, uint64_t it)
+{
+	const uint8_t *land = lat_land(r);
+	const uint8_t *want = r->buf + (it & 1) * r->region;
+	uint64_t seq;
+
+	if (size < 8)
+		return !memcmp(land, want, size);
+	memcpy(&seq, land, 8);
+	return seq == it && !memcmp(land + 8, want + 8, size - 8);
+}
+
+static int lat_mismatch(size_t size, uint64_t it, const char *what)
+{
+	fprintf(stderr, "ft_rma: data mismatch: %s %" PRIu64 ", %zu bytes, "
+		"not (all) there after its completion\n", what, it, size);
+	return -FI_EIO;
+}
+
+/* Wait for the peer's plain write it: its FI_REMOTE_WRITE counter when
+ * we have one (FI_RMA_EVENT), else by watching the landing area while
+ * driving progress. */
+static int lat_wait_write(struct rma *r, size_t size, uint64_t it,
+			  uint64_t base, const char *what)
+{
+	struct ft_ctx *c = &r->c;
+	struct fid_cntr *cn = c->rcntr_write;
+	uint64_t deadline = ft_deadline(c);
+	unsigned idle = 0;
+	int ret;
+
+	for (;;) {
+		if (cn) {
+			if (fi_cntr_read(cn) >= base + it + 1)
+				return lat_arrived(r, size, it) ? 0 :
+				       lat_mismatch(size, it, what);
+			if (fi_cntr_readerr(cn)) {
+				fprintf(stderr, "ft_rma: FI_REMOTE_WRITE "
+					"counter counts errors\n");
+				return -FI_EIO;
+			}
+		} else {
+			if (lat_arrived(r, size, it))
+				return 0;
+			ret = ft_progress(c);
+			if (ret < 0)
+				return ret;
+		}
+		sched_yield();		/* the peer may need this CPU */
+		if (++idle % 64)
+			continue;
+		if (ft_now_ns() > deadline) {
+			fprintf(stderr, "ft_rma: %s %" PRIu64 " not there "
+				"within %d s\n", what, it, c->opts.timeout_s);
+			return -FI_ETIMEDOUT;
+		}
+	}
+}
+
+/* Wait for the peer's message it: write (plain) or writedata. */
+static int lat_wait_peer(struct rma *r, size_t size, uint64_t it,
+			 uint64_t base, const char *what)
+{
+	int ret;
+
+	if (r->p[P_OP] == O_WRITE)
+		return lat_wait_write(r, size, it, base, what);
+	ret = lat_wait_data(r, it + 1, it);
+	if (!ret && !lat_arrived(r, size, it))
+		ret = lat_mismatch(size, it, what);
+	return ret;
+}
+
 static int lat_size(struct rma *r, size_t size)
 {
 	struct ft_ctx *c = &r->c;
 	bool client = ft_is_client(c), rd = r->p[P_OP] == O_READ;
+	bool data = r->p[P_OP] == O_WRITEDATA;
 	uint64_t iters = lat_iters(r, size), total = iters + 1, it, v;
-	uint64_t start = 0, ns;
-	size_t half = r->buflen / 2;
-	uint8_t *mine = r->buf, *theirs = r->buf + half;
+	uint64_t start = 0, ns, base = 0;
+	uint8_t *land = lat_land(r);
+	uint64_t raddr = r->peer_addr + 2 * r->region;
 	ssize_t ret;
 
-	rma_fill_msg(mine, size, 0, 0);
+	if (rd)
+		rma_fill_msg(r->buf, size, 0, 0);
+	else
+		lat_fill(r, size);
+	/* the landing area holds neither pattern's next message */
+	memset(land, 0, size);
+	if (!rd)
+		memcpy(land, r->buf + r->region, size);	/* "message -1" */
+	if (!rd && size >= 8)
+		memset(land, 0xFF, 8);
 	r->nrx = 0;
+	if (c->rcntr_write)
+		base = fi_cntr_read(c->rcntr_write);
 	ret = ft_oob_sync(c);
 	if (ret)
 		return (int)ret;
@@ -559,34 +681,26 @@ static int lat_size(struct rma *r, size_t size)
 		if (it == 1)
 			start = ft_now_ns();
 		if (rd) {
-			memset(theirs, 0xA5, size < 8 ? size : 8);
-			ret = rma_post_read(r, &r->ops[0], theirs, size,
+			memset(land, 0xA5, size < 8 ? size : 8);
+			ret = rma_post_read(r, &r->ops[0], land, size,
 					    r->peer_addr);
 			if (!ret)
 				ret = rma_wait_all(r, 1, "read");
 			if (!ret)
-				ret = rma_check_msg(theirs, size, 0, 0, "read");
+				ret = rma_check_msg(land, size, 0, 0, "read");
 			continue;
 		}
 		if (!client) {
-			ret = lat_wait_data(r, it + 1, it);
-			if (!ret)
-				ret = rma_check_msg(theirs, size, 0, it,
-						    "ping");
+			ret = lat_wait_peer(r, size, it, base, "ping");
 			if (ret)
 				break;
 		}
-		rma_set_seq(mine, size, it);
-		ret = rma_post_write(r, &r->ops[0], mine, size,
-				     r->peer_addr + half, it, true);
+		ret = rma_post_write(r, &r->ops[0], lat_msg(r, size, it), size,
+				     raddr, it, data);
 		if (!ret)
-			ret = rma_wait_all(r, 1, "writedata");
-		if (!ret && client) {
-			ret = lat_wait_data(r, it + 1, it);
-			if (!ret)
-				ret = rma_check_msg(theirs, size, 0, it,
-						    "pong");
-		}
+			ret = rma_wait_all(r, 1, data ? "writedata" : "write");
+		if (!ret && client)
+			ret = lat_wait_peer(r, size, it, base, "pong");
 	}
 	ns = ft_now_ns() - start;
 	if (ret)
@@ -614,6 +728,7 @@ static int lat_size(struct rma *r, size_t size)
 
 #define F_AREA		(2u << 20)	/* bytes of one target area */
 #define F_BIG		(1u << 20)
+#define F_FILL_RW	0x11	/* what f_setup_rw's region holds */
 
 struct fdesc {
 	uint64_t key, addr, len;	/* region 1 */
@@ -767,7 +882,7 @@ static ssize_t f_read(struct rma *r, struct ft_op *op, void *buf, size_t len,
 
 static int f_setup_rw(struct rma *r, struct fstate *st, struct fdesc *d)
 {
-	st->fill = 0x11;
+	st->fill = F_FILL_RW;
 	memset(f_area(r, 0), st->fill, F_AREA);
 	d->len = F_AREA;
 	return f_reg(r, st, 0, 0, F_AREA, FI_REMOTE_READ | FI_REMOTE_WRITE,
@@ -940,6 +1055,46 @@ static int f_check_fence(struct rma *r, struct fstate *st,
 {
 	(void)d;
 	return f_target_is(r, 0, st->fill, 0, 300000, 5);
+}
+
+/* -- a big read and a fenced write of the same bytes: the read is served
+ * from the target's memory packet by packet as the return direction
+ * sends, so without the fence the write lands in the middle of it and
+ * the read returns some of the new bytes (on loopback, every time) -- */
+
+static int f_run_fence_war(struct rma *r, const struct fdesc *d)
+{
+	uint8_t *a = f_local(r, 0), *b = f_local(r, 1);
+	struct iovec iov = { a, F_BIG };
+	struct fi_rma_iov rma = { d->addr, F_BIG, d->key };
+	struct ft_op w = { 0 }, rd = { 0 };
+	struct fi_msg_rma m = {
+		.msg_iov = &iov, .iov_count = 1, .addr = r->c.peer,
+		.rma_iov = &rma, .rma_iov_count = 1, .context = &w,
+	};
+	size_t i;
+
+	ft_fill(a, F_BIG, 12);
+	memset(b, 0, F_BIG);
+	F_TRY(f_read(r, &rd, b, F_BIG, d->addr, d->key));
+	ft_op_reset(&w);
+	F_TRY(FT_POST(&r->c, fi_writemsg(r->c.ep, &m,
+					 FI_COMPLETION | FI_FENCE)));
+	F_TRY(f_wait(r, &rd, "fi_read"));
+	F_TRY(f_wait(r, &w, "fenced fi_writemsg"));
+	for (i = 0; i < F_BIG; i++)
+		if (b[i] != F_FILL_RW)
+			return f_fail("%s: byte %ld is 0x%02lx: the fenced "
+				      "write overtook the read", "read",
+				      (long)i, b[i]);
+	return 0;
+}
+
+static int f_check_fence_war(struct rma *r, struct fstate *st,
+			     const struct fdesc *d)
+{
+	(void)d;
+	return f_target_is(r, 0, st->fill, 0, F_BIG, 12);
 }
 
 /* -- remote CQ data -- */
@@ -1273,6 +1428,8 @@ static const struct fcase f_cases[] = {
 	  f_check_inject },
 	{ "fence_write_then_read", FI_FENCE, f_setup_rw, f_run_fence,
 	  f_check_fence },
+	{ "fence_read_then_write", FI_FENCE, f_setup_rw, f_run_fence_war,
+	  f_check_fence_war },
 	{ "writedata_remote_cq", 0, f_setup_rw, f_run_writedata,
 	  f_check_writedata },
 	{ "inject_writedata", 0, f_setup_rw, f_run_injectdata,
@@ -1396,9 +1553,10 @@ static int rma_run(struct rma *r)
 		if (size <= maxmsg && s > r->region)
 			r->region = s;
 	}
-	/* bw: two sets at the target; lat: ours and the peer's copy;
-	 * func: two areas each side */
-	r->buflen = test == T_FUNC ? 2 * F_AREA : 2 * r->region;
+	/* bw: two sets at the target; lat: our two patterns and the
+	 * landing area; func: two areas each side */
+	r->buflen = test == T_FUNC ? 2 * F_AREA :
+		    test == T_LAT ? 3 * r->region : 2 * r->region;
 	r->buf = ft_alloc(r->buflen);
 	if (!r->buf)
 		return -FI_ENOMEM;
@@ -1419,6 +1577,9 @@ static int rma_run(struct rma *r)
 	       ft_is_client(c) ? "client (initiator)" : "server (target)");
 	if (test == T_FUNC)
 		return func_run(r);
+	if (test == T_LAT && r->p[P_OP] == O_WRITE)
+		printf("# writes seen arriving by %s\n", c->rcntr_write ?
+		       "the FI_REMOTE_WRITE counter" : "watching the memory");
 	if (ft_is_client(c)) {
 		if (test == T_BW)
 			printf("%10s %8s %6s %10s %12s %10s\n", "bytes",
@@ -1453,6 +1614,7 @@ static int rma_run(struct rma *r)
 int main(int argc, char **argv)
 {
 	struct rma *r = calloc(1, sizeof(*r));
+	bool lat_write;
 	uint64_t need;
 	int ret;
 
@@ -1497,11 +1659,15 @@ int main(int argc, char **argv)
 			r->c.force_mr_endpoint = true;
 			break;
 		}
-		r->c.want_rma_cntrs = r->p[P_TEST] == T_FUNC;
+		/* func tests them; write latency sees writes arrive by
+		 * the FI_REMOTE_WRITE counter where there is one */
+		lat_write = r->p[P_TEST] == T_LAT && r->p[P_OP] == O_WRITE;
+		r->c.want_rma_cntrs = r->p[P_TEST] == T_FUNC || lat_write;
 		need = FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ |
 		       FI_REMOTE_WRITE;
 		ret = ft_getinfo(&r->c, need, r->p[P_TEST] == T_FUNC ?
-				 FI_RMA_EVENT | FI_FENCE : 0);
+				 FI_RMA_EVENT | FI_FENCE :
+				 lat_write ? FI_RMA_EVENT : 0);
 	}
 	if (!ret)
 		ret = ft_open(&r->c);

@@ -8,17 +8,25 @@
 #   FT_IMPAIR     FI_UET_IMPAIR of the impaired pass, uet only (default
 #                 drop=0.05,dup=0.01,reorder=0.1; add ",seed=N" for another
 #                 draw; "none" skips the pass)
+#   FT_RNDV_BIG   size of the rendezvous transfer each way (an untagged
+#                 ping, a tagged pong), uet only (default 1g, 256m in a
+#                 sanitizer build; "none" skips it)
 #   FT_TAGGED_XFAIL  ft_tagged cases known to fail for this provider
 #                 (default: the list below for tcp and udp;ofi_rxd, none
 #                 for uet)
 #   FT_VERBOSE=1  print every log, not only those of failures
 #
 # Two passes. The clean one runs our programs and Debian's fi_pingpong
-# over 1 B .. 16 MiB, an 8-process all-to-all of 10^5 messages, and checks
-# that each program notices corrupted data (-Z). The impaired one (uet
+# over 1 B .. 16 MiB, an 8-process all-to-all of 10^5 messages, RMA and
+# atomics where advertised, rendezvous sends (uet: FT_RNDV_BIG each way),
+# and checks that each program notices corrupted data (-Z). The impaired one (uet
 # only) runs the programs again with FI_UET_IMPAIR in every process, so the
 # provider must recover from loss, duplication and reordering, and with
 # FI_UET_STATS=1, whose engine counters it sums per program.
+# Datagrams: ft_dgram (its own timeouts and resends) and fi_pingpong
+# -e dgram where the provider has FI_EP_DGRAM; uet also runs ft_rma over
+# RUDI (FI_UET_RUDI=1), and shows in its counters that these runs sent
+# connectionless packets (cl_tx).
 # An exit status of 0 is not enough: from each program's arguments the
 # runner works out how many messages it must have sent (as the program's
 # usage defines -S/-I/-w/-N/-M) and checks that the program reports all
@@ -60,6 +68,9 @@ if [ -n "$san" ]; then
 	tool_asan="${tool_asan:+$tool_asan:}detect_leaks=0"
 fi
 tool() { env LD_PRELOAD="$tool_preload" ASAN_OPTIONS="$tool_asan" "$@"; }
+# 1 GiB each way costs about a minute here; instrumented, a quarter of it
+# says the same in less time.
+rndv_big=${FT_RNDV_BIG:-$([ -n "$san" ] && echo 256m || echo 1g)}
 
 if ! command -v fi_info >/dev/null 2>&1; then
 	echo "SKIP: fi_info not found (Debian package libfabric-bin)"
@@ -69,7 +80,7 @@ if ! tool fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2>&1; then
 	echo "SKIP: provider '$prov' not available: 'fi_info -p $prov -t FI_EP_RDM' found nothing${FI_PROVIDER_PATH:+ (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)}"
 	exit 77
 fi
-for p in ft_pingpong ft_bw ft_tagged ft_alltoall ft_rma ft_atomic; do
+for p in ft_pingpong ft_bw ft_tagged ft_alltoall ft_rma ft_atomic ft_dgram; do
 	if [ ! -x "$bindir/$p" ]; then
 		echo "FAIL: $bindir/$p not built (make check builds it)"
 		exit 1
@@ -450,6 +461,47 @@ verify_fi_pingpong() {
 	}' "$vf_dir/client.log"
 }
 
+# ft_dgram: one row per size of -S with -I pings, each answered by a
+# pong the client checked (the server checked the ping), the server
+# having answered at least -I pings (copies and resends are answered
+# too); or a line saying the size was skipped (above max_msg_size, or
+# below 8 bytes without remote CQ data for the sequence number).
+verify_ft_dgram() {
+	awk -v spec="$(opt_val -S 1:16k "$@")" \
+	    -v iters="$(opt_val -I 1000 "$@")" "$awk_sizes"'
+	NF == 6 && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {
+		it[$1] = $2
+		ans[$1] = $6
+		resent += $4
+		rows++
+	}
+	/^# [0-9]+ bytes: .*, skipped$/ { skip[$2]++ }
+	END {
+		n = ft_sizes(spec, want)
+		for (i = 1; i <= n; i++) {
+			if (want[i] in skip) {
+				skipped++
+				continue
+			}
+			if (!(want[i] in it) || it[want[i]] != iters ||
+			    ans[want[i]] < iters) {
+				printf "size %d: want %d pings answered\n",
+				       want[i], iters
+				bad = 1
+			}
+			m += 2 * it[want[i]]
+		}
+		if (rows + skipped != n) {
+			printf "%d rows and %d skipped sizes, want %d\n", rows,
+			       skipped, n
+			bad = 1
+		}
+		printf "%d datagrams verified (%s, %d skipped, %d pings " \
+		       "resent)\n", m, ft_range(want, n), skipped, resent
+		exit bad
+	}' "$1/client.log"
+}
+
 # uet_stats LOGS...: sum the "uet stats ADDR: key value ..." lines the
 # provider prints when an endpoint closes (FI_UET_STATS=1) into
 # "endpoints N key value ...", keys in the provider's order.
@@ -477,7 +529,8 @@ uet_stats() {
 stats_keys="impair_dropped impair_dup impair_reordered retx_rto retx_nack"
 stats_keys="$stats_keys nacks_tx sack_gaps dup_rx drop_malformed drop_job"
 stats_keys="$stats_keys drop_pdc drop_psn drop_other pdc_failed unexp_msgs"
-stats_keys="$stats_keys tx_pkts rx_pkts"
+stats_keys="$stats_keys ret_tx ret_rx rma_rx rma_refused tx_pkts rx_pkts"
+stats_keys="$stats_keys cl_tx cl_rx"
 stats_pick() { # "endpoints N key value ...": the keys above
 	echo "$1" | awk -v keys="$stats_keys" '{
 		for (i = 1; i < NF; i += 2)
@@ -528,6 +581,14 @@ conclude() {
 		cst="FAIL (messages unaccounted for)"
 	fi
 	cstats=$(uet_stats "$cdir"/*.log)
+	# A run that must have used a mechanism (need_stat, e.g. ret_rx for
+	# the reads of rendezvous) shows it in the engine counters.
+	if [ -n "${need_stat:-}" ] && [ "$cst" = PASS ]; then
+		case " $cstats " in
+		*" $need_stat "[1-9]*) ;;
+		*) cst="FAIL ($need_stat is 0: not the path it tests)" ;;
+		esac
+	fi
 	# Without the counters, or without a single drop, the impaired pass
 	# would prove nothing.
 	if $impaired && [ "$cst" = PASS ]; then
@@ -590,6 +651,31 @@ run_pair() {
 		st="FAIL (server exit $src, client exit $crc; 124 = timeout)"
 	fi
 	conclude "$name" "$expect" "$prog" "$d" "$st" "$d/client.log" "$@"
+}
+
+# run_rndv NAME TIMEOUT PROG ARGS...: run_pair (expecting success, each
+# process allowed TIMEOUT s) with sends above 64 KiB going by rendezvous
+# (FI_UET_RNDV_THRESHOLD); the receivers' reads of the rest must show in
+# the engine counters (ret_rx, return-direction packets), or the run did
+# not test rendezvous.
+run_rndv() {
+	rv_name=$1
+	rv_saved_tmo=$tmo
+	tmo=$2
+	shift 2
+	rv_saved_stats=${FI_UET_STATS-}
+	FI_UET_RNDV_THRESHOLD=65536 FI_UET_STATS=1
+	export FI_UET_RNDV_THRESHOLD FI_UET_STATS
+	need_stat=ret_rx
+	run_pair "$rv_name" ok "$@"
+	need_stat=
+	unset FI_UET_RNDV_THRESHOLD
+	if [ -n "$rv_saved_stats" ]; then
+		FI_UET_STATS=$rv_saved_stats
+	else
+		unset FI_UET_STATS
+	fi
+	tmo=$rv_saved_tmo
 }
 
 run_one() { # NAME EXPECT PROG ARGS...: a self-launching program
@@ -661,8 +747,44 @@ pick_port() {
 	done
 }
 
+# run_cl NAME EXPECT PROG ARGS... (or run_cl NAME fi_pingpong ARGS...):
+# run_pair (or run_fi_pingpong) with FI_UET_STATS=1 and, with
+# cl_rudi=1, FI_UET_RUDI=1 in both processes; for uet a successful run
+# must show connectionless packets (cl_tx: UUD datagrams, RUDI requests)
+# in the engine counters, or it did not test them.
+run_cl() {
+	cl_saved_stats=${FI_UET_STATS-}
+	if [ "$prov" = uet ]; then
+		FI_UET_STATS=1
+		export FI_UET_STATS
+		case $2 in
+		ok|fi_pingpong) need_stat=cl_tx ;;
+		esac
+	fi
+	if [ "${cl_rudi:-0}" = 1 ]; then
+		FI_UET_RUDI=1
+		export FI_UET_RUDI
+	fi
+	if [ "$2" = fi_pingpong ]; then
+		cl_name=$1
+		shift 2
+		run_fi_pingpong "$cl_name" "$@"
+	else
+		run_pair "$@"
+	fi
+	need_stat=
+	unset FI_UET_RUDI
+	if [ -n "$cl_saved_stats" ]; then
+		FI_UET_STATS=$cl_saved_stats
+	else
+		unset FI_UET_STATS
+	fi
+}
+
 # Debian's fi_pingpong: it takes fixed ports (-B/-P), so pick a free one,
 # wait until the server listens, and retry if another process took it.
+# fipp_ep: the endpoint type (rdm unless a run says dgram).
+fipp_ep=rdm
 run_fi_pingpong() { # NAME ARGS...
 	name=$1
 	shift
@@ -671,7 +793,7 @@ run_fi_pingpong() { # NAME ARGS...
 	for _ in 1 2 3 4 5; do
 		port=$(pick_port)
 		timeout "$tmo" env LD_PRELOAD="$tool_preload" \
-			ASAN_OPTIONS="$tool_asan" fi_pingpong -p "$prov" -e rdm \
+			ASAN_OPTIONS="$tool_asan" fi_pingpong -p "$prov" -e "$fipp_ep" \
 			-B "$port" "$@" >"$d/server.log" 2>&1 &
 		spid=$!
 		up=false
@@ -696,7 +818,7 @@ run_fi_pingpong() { # NAME ARGS...
 		return
 	fi
 	timeout "$tmo" env LD_PRELOAD="$tool_preload" ASAN_OPTIONS="$tool_asan" \
-		fi_pingpong -p "$prov" -e rdm -P "$port" "$@" "$addr" \
+		fi_pingpong -p "$prov" -e "$fipp_ep" -P "$port" "$@" "$addr" \
 		>"$d/client.log" 2>&1
 	crc=$?
 	wait "$spid"
@@ -745,6 +867,18 @@ run_fi_pingpong "fi_pingpong tagged 4096" -c -I 50 -S 4096 -m tagged
 run_fi_pingpong "fi_pingpong msg all" -c -I 10 -S all
 run_fi_pingpong "fi_pingpong msg 8 MiB" -c -I 5 -S 8388608
 run_fi_pingpong "fi_pingpong msg 16 MiB" -c -I 5 -S 16777216
+if [ "$prov" = uet ] && [ "$rndv_big" != none ]; then
+	# One message of FT_RNDV_BIG each way, an untagged ping and a tagged
+	# pong: the receiver reads all but the first packet from the sender.
+	run_rndv "ft_pingpong $rndv_big each way (send, tagged), rendezvous" \
+		400 ft_pingpong -T 300 -m mixed -S "$rndv_big" -I 1 -W 0
+fi
+if [ "$prov" = uet ]; then
+	run_rndv "ft_bw msg 128 KiB..8 MiB, rendezvous" "$tmo" ft_bw -T 20 \
+		-S 128k:8m:4 -I 2 -w 8
+	run_rndv "ft_pingpong tagged 128 KiB..8 MiB, rendezvous" "$tmo" \
+		ft_pingpong -T 20 -m tagged -S 128k:8m:4 -I 10
+fi
 if $has_rma; then
 	run_pair "ft_rma write bw, 1 B..16 MiB" ok ft_rma -T 20 -o write \
 		-S all -I 5 -w 32
@@ -754,8 +888,10 @@ if $has_rma; then
 		-S 1,4k,64k,1m -I 5 -w 32
 	run_pair "ft_rma write latency, 1 B..16 MiB" ok ft_rma -T 20 -t lat \
 		-S 1:16m:4 -I 100
-	run_pair "ft_rma read latency" ok ft_rma -T 20 -t lat -o read \
-		-S 1,4k,64k,1m -I 100
+	run_pair "ft_rma writedata latency" ok ft_rma -T 20 -t lat \
+		-o writedata -S 1,4k,64k,1m -I 100
+	run_pair "ft_rma read latency, 1 B..16 MiB" ok ft_rma -T 20 -t lat \
+		-o read -S 1:16m:4 -I 100
 	run_pair "ft_rma functional matrix" ok ft_rma -T 20 -t func
 	run_pair "ft_rma functional, offsets and application keys" ok \
 		ft_rma -T 20 -t func -M scalable
@@ -776,6 +912,32 @@ if $has_atomic; then
 		-T 20 -Z 200
 else
 	skip_note "ft_atomic" FI_ATOMIC
+fi
+
+# datagrams, and RMA over RUDI (uet)
+has_dgram=false
+tool fi_info -p "$prov" -t FI_EP_DGRAM >/dev/null 2>&1 && has_dgram=true
+if $has_dgram; then
+	run_cl "ft_dgram, 1 B..16 KiB" ok ft_dgram -T 30 -S 1:16k -I 200
+	run_cl "ft_dgram detects corruption (-Z)" "data mismatch" ft_dgram \
+		-T 20 -S 1k -I 20 -Z 5
+	fipp_ep=dgram
+	run_cl "fi_pingpong dgram 64" fi_pingpong -c -I 50 -S 64
+	run_cl "fi_pingpong dgram 1024" fi_pingpong -c -I 50 -S 1024
+	run_cl "fi_pingpong dgram all" fi_pingpong -c -I 10 -S all
+	fipp_ep=rdm
+else
+	echo "SKIP: ft_dgram, fi_pingpong -e dgram (provider '$prov' has no FI_EP_DGRAM)"
+fi
+if [ "$prov" = uet ] && $has_rma; then
+	cl_rudi=1
+	run_cl "ft_rma write bw over RUDI, 1 B..16 MiB" ok ft_rma -T 20 \
+		-o write -S 1:16m:4 -I 3 -w 32
+	run_cl "ft_rma read bw over RUDI, 1 B..16 MiB" ok ft_rma -T 20 \
+		-o read -S 1:16m:4 -I 3 -w 32
+	run_cl "ft_rma read latency over RUDI" ok ft_rma -T 20 -t lat \
+		-o read -S 1,4k,64k,1m -I 50
+	cl_rudi=0
 fi
 
 echo "# provider '$prov', clean: $npass passed, $nfail failed, $(( $(date +%s) - start )) s"
@@ -807,14 +969,40 @@ run_ranks "impaired ft_alltoall 8 procs msg" 8 -T 30 -M 1800 -x 16k -v
 if $has_rma; then
 	run_pair "impaired ft_rma write bw, 1 B..16 MiB" ok ft_rma -T 30 \
 		-o write -S 1:16m:4 -I 3 -w 16
-	run_pair "impaired ft_rma read bw, 1 B..16 MiB" ok ft_rma -T 30 \
-		-o read -S 1:16m:4 -I 3 -w 16
+	# Reads go in 1 KiB requests, each loss recovered by a timeout
+	# (fi_uet.7 LIMITATIONS): a few MB/s here, so the fewest reads
+	# that still cover every size.
+	run_pair "impaired ft_rma read bw, 1 B..16 MiB" ok ft_rma -T 60 \
+		-o read -S 1:16m:4 -I 1 -w 1
+	run_pair "impaired ft_rma write latency, 1 B..16 MiB" ok ft_rma -T 30 \
+		-t lat -S 1:16m:8 -I 20
+	run_pair "impaired ft_rma read latency, 1 B..16 MiB" ok ft_rma -T 60 \
+		-t lat -o read -S 1:16m:8 -I 1
 	run_pair "impaired ft_rma functional matrix" ok ft_rma -T 30 -t func
 fi
+# Rendezvous reads recover lost 1 KiB read requests by timeout only:
+# a few MB/s under this loss, so smaller sizes here.
+run_rndv "impaired ft_pingpong msg 128 KiB, 1 MiB, rendezvous" "$tmo" \
+	ft_pingpong -T 30 -S 128k,1m -I 2
+run_rndv "impaired ft_bw tagged 128 KiB, 1 MiB, rendezvous" "$tmo" \
+	ft_bw -T 30 -m tagged -S 128k,1m -I 1 -w 4
 if $has_atomic; then
 	run_pair "impaired ft_atomic matrix" ok ft_atomic -T 30
 	run_one "impaired ft_atomic hammer, 5 procs" ok ft_atomic -T 60 \
 		-t hammer -n 5 -M 200
+fi
+
+if $has_dgram; then
+	run_cl "impaired ft_dgram, 1 B..16 KiB" ok ft_dgram -T 30 -S 1:16k:4 \
+		-I 200
+fi
+if $has_rma; then
+	cl_rudi=1
+	run_cl "impaired ft_rma write bw over RUDI, 1 B..16 MiB" ok ft_rma \
+		-T 30 -o write -S 1:16m:4 -I 3 -w 16
+	run_cl "impaired ft_rma read bw over RUDI, 1 B..16 MiB" ok ft_rma \
+		-T 30 -o read -S 1:16m:4 -I 3 -w 16
+	cl_rudi=0
 fi
 
 # The totals, one line per program, to be quoted.

@@ -72,6 +72,10 @@ run() {
 	done
 }
 
+# The numbers of a loaded host (more runnable processes than CPUs) are not
+# those of an idle one: say which this was, before and after.
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null; }
+load0=$(load)
 for p in $provs; do
 	if ! fi_info -p "$p" -t FI_EP_RDM -c FI_RMA >/dev/null 2>&1; then
 		echo "# $p: FI_RMA not advertised, skipped"
@@ -94,6 +98,7 @@ ratio() {
 		else printf "%.2f\n", a / b }'
 }
 
+echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $load0 before, $(load) after"
 echo "# RMA bandwidth on loopback, MB/s (best of $reps), ft_rma -w 32"
 printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd uet/tcp \
 	uet/rxd

@@ -19,9 +19,11 @@
 #include "test_util.h"
 
 #define V17 FI_VERSION(1, 17)
-/* What one-sided operations we advertise today: atomics. */
-#define ONE_SIDED (FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | \
-		   FI_REMOTE_WRITE)
+/* One-sided operations: RMA and atomics, both directions, and the
+ * secondary caps that come with every entry (remote counters, fences). */
+#define RMA_DIRS (FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
+#define ONE_SIDED (FI_RMA | FI_ATOMIC | RMA_DIRS)
+#define ONE_SIDED_SEC (FI_RMA_EVENT | FI_FENCE)
 
 static struct fi_info *h;
 
@@ -83,17 +85,27 @@ Test(getinfo, default_entries)
 {
 	struct fi_info *fi = gi_ok(V17), *e;
 	bool seen_lo = false, lo_v4 = false;
+	size_t rdm = 0, dgram = 0;
 
 	for (e = fi; e; e = e->next) {
 		cr_assert_str_eq(e->fabric_attr->prov_name, "uet");
+		/* the DGRAM entries follow (unit_dgram_test.c) */
+		if (e->ep_attr->type == FI_EP_DGRAM) {
+			dgram++;
+			continue;
+		}
+		cr_assert_eq(dgram, 0, "an RDM entry after a DGRAM one");
+		rdm++;
 		cr_assert_eq(e->ep_attr->type, FI_EP_RDM);
 		cr_assert_eq(e->ep_attr->protocol, FI_PROTO_UNSPEC);
 		cr_assert_eq(e->ep_attr->protocol_version, 1);
 		cr_assert_eq(e->caps, FI_MSG | FI_TAGGED | FI_SEND | FI_RECV |
 			     FI_DIRECTED_RECV | FI_MULTI_RECV | FI_SOURCE |
-			     FI_LOCAL_COMM | FI_REMOTE_COMM | ONE_SIDED);
-		/* RMA reads are not carried end to end yet */
-		cr_assert_eq(e->caps & FI_RMA, 0);
+			     FI_LOCAL_COMM | FI_REMOTE_COMM | ONE_SIDED |
+			     ONE_SIDED_SEC);
+		/* fences on the transmit side, remote events on receive */
+		cr_assert(e->tx_attr->caps & FI_FENCE);
+		cr_assert(e->rx_attr->caps & FI_RMA_EVENT);
 		cr_assert_eq(e->tx_attr->rma_iov_limit, 1);
 		cr_assert_eq(e->mode, 0);
 		cr_assert_eq(e->tx_attr->mode | e->rx_attr->mode, 0);
@@ -124,6 +136,7 @@ Test(getinfo, default_entries)
 			lo_v4 = true;
 	}
 	cr_assert(lo_v4, "no 127.0.0.0/8 entry on lo");
+	cr_assert_eq(dgram, rdm, "one DGRAM entry per RDM one");
 	fi_freeinfo(fi);
 }
 
@@ -186,9 +199,8 @@ Test(getinfo, caps_send_only)
 Test(getinfo, caps_refused)
 {
 	static const uint64_t bad[] = {
-		FI_RMA, FI_MSG | FI_RMA, FI_ATOMIC | FI_RMA,
 		FI_COLLECTIVE, FI_MULTICAST, FI_HMEM, FI_NAMED_RX_CTX,
-		FI_RMA_EVENT, FI_TRIGGER, FI_FENCE, FI_SHARED_AV,
+		FI_RMA | FI_TRIGGER, FI_TRIGGER, FI_SHARED_AV,
 		FI_SOURCE_ERR, FI_VARIABLE_MSG,
 	};
 
@@ -200,10 +212,13 @@ Test(getinfo, caps_refused)
 
 Test(getinfo, ep_types)
 {
-	struct fi_info *fi;
+	struct fi_info *fi, *e;
 
 	h->ep_attr->type = FI_EP_DGRAM;
-	gi_nodata(V17);
+	fi = gi_ok(V17);
+	for (e = fi; e; e = e->next)
+		cr_assert_eq(e->ep_attr->type, FI_EP_DGRAM);
+	fi_freeinfo(fi);
 	h->ep_attr->type = FI_EP_MSG;
 	gi_nodata(V17);
 	h->ep_attr->type = FI_EP_RDM;
@@ -824,7 +839,7 @@ Test(getinfo, caps_atomic_implies_directions)
 	h->caps = FI_ATOMIC;
 	fi = gi_ok(V17);
 	cr_assert_eq(fi->caps & (ONE_SIDED | FI_MSG | FI_TAGGED | FI_SEND |
-				 FI_RECV), ONE_SIDED);
+				 FI_RECV), FI_ATOMIC | RMA_DIRS);
 	cr_assert_eq(fi->tx_attr->caps & (FI_REMOTE_READ | FI_REMOTE_WRITE),
 		     0);
 	cr_assert_eq(fi->rx_attr->caps & (FI_READ | FI_WRITE), 0);
@@ -840,7 +855,34 @@ Test(getinfo, caps_atomic_implies_directions)
 	h->caps = FI_MSG | FI_ATOMIC;
 	fi = gi_ok(V17);
 	cr_assert_eq(fi->caps & (ONE_SIDED | FI_MSG | FI_SEND | FI_RECV),
-		     ONE_SIDED | FI_MSG | FI_SEND | FI_RECV);
+		     FI_ATOMIC | RMA_DIRS | FI_MSG | FI_SEND | FI_RECV);
+	fi_freeinfo(fi);
+}
+
+Test(getinfo, caps_rma)
+{
+	struct fi_info *fi;
+
+	/* RMA alone: both directions, the secondary caps, no messages */
+	h->caps = FI_RMA;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->caps & (ONE_SIDED | FI_MSG | FI_TAGGED | FI_SEND |
+				 FI_RECV), FI_RMA | RMA_DIRS);
+	cr_assert_eq(fi->caps & ONE_SIDED_SEC, ONE_SIDED_SEC);
+	cr_assert(fi->tx_attr->caps & FI_RMA);
+	cr_assert_eq(fi->tx_attr->rma_iov_limit, 1);
+	fi_freeinfo(fi);
+	/* what MPICH asks for: RMA with its directions, remote counters and
+	 * fences named */
+	h->caps = FI_RMA | RMA_DIRS | FI_TAGGED | FI_RMA_EVENT | FI_FENCE;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->caps & (ONE_SIDED | ONE_SIDED_SEC),
+		     FI_RMA | RMA_DIRS | ONE_SIDED_SEC);
+	fi_freeinfo(fi);
+	/* a target-only RMA endpoint */
+	h->caps = FI_RMA | FI_REMOTE_WRITE;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->caps & ONE_SIDED, FI_RMA | FI_REMOTE_WRITE);
 	fi_freeinfo(fi);
 }
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Two fi_pingpong processes over uet on 127.0.0.1 (-e rdm): every size
 # fi_pingpong generates (up to 6 MiB) with data checks, messages and tags,
-# then one 16 MiB size. Exit 0 pass, 1 fail, 77 skip (no fi_pingpong, or
+# then one 16 MiB size; -e rdm is uet's own endpoint, not ofi_rxd over
+# uet's DGRAM one; -e dgram: every size up to one packet (16592 bytes on
+# lo) with data checks. Exit 0 pass, 1 fail, 77 skip (no fi_pingpong, or
 # the module was not built).
 set -u
 : "${top_builddir:=.}"
@@ -20,6 +22,7 @@ unset FI_PROVIDER
 to=""
 command -v timeout >/dev/null 2>&1 && to="timeout 300"
 tmp=$(mktemp -d) || exit 1
+ep=rdm
 trap 'rm -rf "$tmp"' EXIT
 
 # run NAME ARGS...: server on a free control port, then the client
@@ -30,7 +33,7 @@ run() {
 	while :; do
 		port=$(awk -v s="$$" -v t="$tries" \
 			'BEGIN { srand(); print 20000 + int(rand() * 30000 + s * 7 + t * 7919) % 30000 }')
-		$to fi_pingpong -p uet -e rdm -B "$port" "$@" \
+		$to fi_pingpong -p uet -e "$ep" -B "$port" "$@" \
 			> "$tmp/$name.srv" 2>&1 &
 		srv=$!
 		sleep 0.5
@@ -45,7 +48,7 @@ run() {
 			return 1
 		fi
 	done
-	$to fi_pingpong -p uet -e rdm -P "$port" "$@" 127.0.0.1 \
+	$to fi_pingpong -p uet -e "$ep" -P "$port" "$@" 127.0.0.1 \
 		> "$tmp/$name.cli" 2>&1
 	crc=$?
 	wait "$srv"
@@ -75,5 +78,17 @@ run msg-16m -S 16777216 -I 2 -c || fail=1
 grep -q '^16m ' "$tmp/msg-16m.cli" 2>/dev/null || { echo "FAIL: no 16m line"; fail=1; }
 grep -q '^6m ' "$tmp/msg-all.cli" 2>/dev/null || { echo "FAIL: -S all stopped early"; fail=1; }
 grep -q '^1 ' "$tmp/msg-all.cli" 2>/dev/null || { echo "FAIL: no 1-byte size"; fail=1; }
-[ $fail -eq 0 ] && echo "PASS: fi_pingpong -p uet -e rdm"
+# the provider fi_pingpong -e rdm got is plain uet (-v prints it)
+run rdm-prov -S 64 -I 5 -v || fail=1
+grep -q 'prov_name: uet$' "$tmp/rdm-prov.cli" 2>/dev/null ||
+	{ echo "FAIL: -e rdm did not get plain uet:" \
+		"$(grep prov_name "$tmp/rdm-prov.cli")"; fail=1; }
+ep=dgram
+run dgram-all -S all -I 10 -c || fail=1
+run dgram-max -S 16592 -I 10 -c || fail=1
+grep -q '^16k ' "$tmp/dgram-all.cli" 2>/dev/null ||
+	{ echo "FAIL: dgram -S all stopped before 16 KiB"; fail=1; }
+grep -q '^16k ' "$tmp/dgram-max.cli" 2>/dev/null ||
+	{ echo "FAIL: no 16592-byte datagrams"; fail=1; }
+[ $fail -eq 0 ] && echo "PASS: fi_pingpong -p uet -e rdm, -e dgram"
 exit $fail

@@ -65,19 +65,18 @@ struct fi_provider *fi_prov_ini(void);
 /* ---- capabilities (uetp_attr.c) ---- */
 
 /* One-sided operations (uetp_rma.c, uetp_atomic.c) are advertised only
- * while the engine carries them end to end; the op tables answer
- * -FI_ENOSYS for an endpoint opened without them.
- * FI_RMA: off while RMA reads larger than the ACK data (16 bytes) fail
- * in the engine (the return-direction data path). FI_RMA_EVENT and
- * FI_FENCE: off until verified end to end with the engine. */
+ * while the engine carries them end to end (fabtests ft_rma, ft_atomic:
+ * every call flavour, error codes, remote counters, fences, clean and
+ * impaired); the op tables answer -FI_ENOSYS for an endpoint opened
+ * without them. Setting a cap to 0 here withdraws it everywhere. */
 #define UETP_RMA_DIR_CAPS	(FI_READ | FI_WRITE | FI_REMOTE_READ | \
 				 FI_REMOTE_WRITE)
-#define UETP_RMA_CAP		0ULL
+#define UETP_RMA_CAP		FI_RMA
 #define UETP_ATOMIC_CAP		FI_ATOMIC
 #define UETP_ONE_SIDED_CAPS	(UETP_RMA_CAP | UETP_ATOMIC_CAP | \
 				 ((UETP_RMA_CAP | UETP_ATOMIC_CAP) ? \
 				  UETP_RMA_DIR_CAPS : 0ULL))
-#define UETP_ONE_SIDED_SEC_CAPS	0ULL	/* FI_RMA_EVENT, FI_FENCE */
+#define UETP_ONE_SIDED_SEC_CAPS	(FI_RMA_EVENT | FI_FENCE)
 
 #define UETP_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | \
 			 FI_LOCAL_COMM | FI_REMOTE_COMM | \
@@ -146,7 +145,9 @@ struct uetp_env {
 	int rod;			/* FI_UET_ROD */
 	char *impair;			/* FI_UET_IMPAIR */
 	int stats;			/* FI_UET_STATS */
+	size_t rndv_threshold;		/* FI_UET_RNDV_THRESHOLD, 0 = off */
 	size_t unexp_max;		/* FI_UET_UNEXP_MAX, 0 = engine default */
+	int rudi;			/* FI_UET_RUDI */
 };
 
 extern struct uetp_env uetp_env;
@@ -155,6 +156,8 @@ extern struct uetp_env uetp_env;
 #define UETP_DEFAULT_JOB_ID	0
 #define UETP_DEFAULT_TX_SIZE	1024
 #define UETP_DEFAULT_RX_SIZE	1024
+/* Sends longer than this go by rendezvous (fi_uet.7 says why this). */
+#define UETP_DEFAULT_RNDV_THRESHOLD	0
 
 /* ---- small helpers ---- */
 
@@ -284,6 +287,10 @@ bool uetp_iface_any_ip(const struct uet_addr *a);
 size_t uetp_iface_mtu(const struct uetp_iface *ifc);
 
 /* ---- fi_info templates and hint matching (uetp_attr.c) ---- */
+
+/* libfabric's private OFI_CORE_PROV_ONLY (1.17 ofi_util.h): the getinfo of
+ * a utility provider looking for a core to layer over. */
+#define UETP_CORE_PROV_ONLY	(1ULL << 59)
 
 int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
@@ -685,6 +692,33 @@ ssize_t uetp_ep_cancel(fid_t fid, void *context);
 
 extern struct fi_ops_msg uetp_msg_ops;
 extern struct fi_ops_tagged uetp_tagged_ops;
+
+/* ---- FI_EP_DGRAM (uetp_dgram.c) ---- */
+
+/* What a DGRAM endpoint does: untagged messages, nothing one-sided. */
+#define UETP_DGRAM_CAPS	(FI_MSG | FI_SEND | FI_RECV | FI_DIRECTED_RECV | \
+			 FI_MULTI_RECV | FI_SOURCE | FI_LOCAL_COMM | \
+			 FI_REMOTE_COMM)
+
+/* Hints that leave room for a DGRAM entry (type unspecified or DGRAM). */
+bool uetp_dgram_wanted(const struct fi_info *h);
+/* Why hints (already passing uetp_attr.c's checks) exclude DGRAM; NULL
+ * when they do not. */
+const char *uetp_dgram_check(const struct fi_info *h);
+/* Largest datagram on an interface: one UUD packet's payload. */
+size_t uetp_dgram_max(const struct uetp_iface *ifc);
+/* Turn an RDM entry built for ifc into the DGRAM one; -FI_ENODATA when
+ * the hints' max_msg_size does not fit this interface. */
+int uetp_dgram_info(struct fi_info *fi, const struct fi_info *h,
+		    const struct uetp_iface *ifc);
+bool uetp_dgram_ep(const struct fi_info *info);
+/* Op tables and caps of a DGRAM endpoint (after the RDM defaults). */
+void uetp_dgram_ep_init(struct uetp_ep *ep);
+
+/* FI_UET_RUDI (uetp_rudi.c): is a region registered now with this access
+ * and these flags IDEMPOTENT (key bit 63)? domain->lock held. */
+bool uetp_rudi_mr(const struct uetp_domain *dom, uint64_t access,
+		  uint64_t flags);
 
 /* ---- RMA and atomics (uetp_rma.c, uetp_atomic.c) ---- */
 

@@ -78,8 +78,9 @@ static bool uetp_mr_mode_usable(uint32_t version, int mode)
 
 static const char *uetp_check_ep_attr(const struct fi_ep_attr *a)
 {
-	if (a->type != FI_EP_UNSPEC && a->type != FI_EP_RDM)
-		return "ep_type (only FI_EP_RDM)";
+	if (a->type != FI_EP_UNSPEC && a->type != FI_EP_RDM &&
+	    a->type != FI_EP_DGRAM)
+		return "ep_type (FI_EP_RDM or FI_EP_DGRAM)";
 	if (a->protocol != FI_PROTO_UNSPEC)
 		return "ep_attr->protocol";
 	if (a->protocol_version > UETP_PROTO_VERSION)
@@ -224,6 +225,8 @@ int uetp_attr_check(uint32_t version, const struct fi_info *info)
 	if (!info || !info->ep_attr || !info->domain_attr)
 		return -FI_EINVAL;
 	why = uetp_check(version, info);
+	if (!why && uetp_dgram_ep(info))
+		why = uetp_dgram_check(info);
 	if (!why && !uetp_mr_mode_usable(version, info->domain_attr->mr_mode))
 		why = "domain_attr->mr_mode (FI_MR_RAW, FI_MR_RMA_EVENT, "
 		      "FI_MR_MMU_NOTIFY, FI_MR_HMEM, FI_MR_COLLECTIVE are not "
@@ -534,26 +537,45 @@ int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 		 struct fi_info **info)
 {
 	struct fi_info *head = NULL, **tail = &head, *fi;
+	/* DGRAM entries follow every RDM one */
+	struct fi_info *dhead = NULL, **dtail = &dhead;
 	struct uetp_iface *ifs = NULL;
 	struct uetp_want w;
-	const char *why;
+	const char *why, *prov;
+	bool rdm, dgram;
 	size_t n = 0;
 	int ret, pass;
 
 	*info = NULL;
-	if (hints && hints->fabric_attr && hints->fabric_attr->prov_name &&
-	    strchr(hints->fabric_attr->prov_name, ';') &&
+	/* A utility provider fetching its core passes OFI_CORE_PROV_ONLY
+	 * and names itself excluded ("uet;^ofi_rxd" under -p uet, nothing
+	 * under FI_PROVIDER=uet): ofi_rxd over our DGRAM entries would take
+	 * FI_EP_RDM. */
+	prov = hints && hints->fabric_attr ? hints->fabric_attr->prov_name :
+					     NULL;
+	if (((flags & UETP_CORE_PROV_ONLY) ||
+	     (prov && (strchr(prov, ';') || strstr(prov, "^ofi_")))) &&
 	    !uetp_env.allow_layering) {
 		/* a utility provider shopping for a core (§1.3) */
 		FI_INFO(&uetp_prov, FI_LOG_CORE,
 			"not layering under \"%s\" (FI_UET_ALLOW_LAYERING=1 "
-			"allows it)\n", hints->fabric_attr->prov_name);
+			"allows it)\n", prov ? prov : "a utility provider");
 		return -FI_ENODATA;
 	}
 	if (hints && (why = uetp_check(version, hints))) {
 		FI_INFO(&uetp_prov, FI_LOG_CORE, "hints not supported: %s\n",
 			why);
 		return -FI_ENODATA;
+	}
+	dgram = uetp_dgram_wanted(hints);
+	rdm = !hints || !hints->ep_attr || hints->ep_attr->type != FI_EP_DGRAM;
+	if (dgram && hints && (why = uetp_dgram_check(hints))) {
+		dgram = false;
+		if (!rdm) {
+			FI_INFO(&uetp_prov, FI_LOG_CORE,
+				"hints not supported: %s\n", why);
+			return -FI_ENODATA;
+		}
 	}
 	ret = uetp_want_init(&w, version, node, service, flags, hints);
 	if (ret)
@@ -581,15 +603,30 @@ int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 				continue;
 			if (!uetp_iface_match(&w, &ifs[i]))
 				continue;
-			fi = uetp_info_build(&w, &ifs[i]);
-			if (!fi) {
+			fi = rdm ? uetp_info_build(&w, &ifs[i]) : NULL;
+			if (rdm && !fi) {
 				ret = -FI_ENOMEM;
 				goto err;
 			}
-			*tail = fi;
-			tail = &fi->next;
+			if (fi) {
+				*tail = fi;
+				tail = &fi->next;
+			}
+			fi = dgram ? uetp_info_build(&w, &ifs[i]) : NULL;
+			if (dgram && !fi) {
+				ret = -FI_ENOMEM;
+				goto err;
+			}
+			if (fi && uetp_dgram_info(fi, hints, &ifs[i])) {
+				fi_freeinfo(fi);
+			} else if (fi) {
+				*dtail = fi;
+				dtail = &fi->next;
+			}
 		}
 	}
+	*tail = dhead;
+	dhead = NULL;
 	free(ifs);
 	if (!head) {
 		FI_INFO(&uetp_prov, FI_LOG_CORE,
@@ -601,5 +638,6 @@ int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 err:
 	free(ifs);
 	fi_freeinfo(head);
+	fi_freeinfo(dhead);
 	return ret;
 }

@@ -341,7 +341,12 @@ static void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	}
 	if (uetp_env.max_retx)
 		c->max_retx = (unsigned)uetp_env.max_retx;
+	c->rndv_threshold = uetp_env.rndv_threshold;
 	c->entropy_count = (uint16_t)(1u << ep->entropy_bits);
+	/* connectionless: FI_EP_DGRAM sends UUD datagrams (uetp_dgram.c),
+	 * FI_UET_RUDI idempotent RMA */
+	c->uud = uetp_dgram_ep(info);
+	c->rudi = !!uetp_env.rudi;
 }
 
 static int uetp_ep_reqs_alloc(struct uetp_ep *ep)
@@ -392,7 +397,8 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		"acks_rx %llu nacks_tx %llu nacks_rx %llu sack_gaps %llu "
 		"dup_rx %llu drop_malformed %llu drop_job %llu drop_pdc %llu "
 		"drop_psn %llu drop_other %llu pdc_open %llu pdc_closed %llu "
-		"pdc_failed %llu unexp_msgs %llu udp_would_block %llu "
+		"pdc_failed %llu unexp_msgs %llu cl_tx %llu cl_rx %llu "
+		"udp_would_block %llu "
 		"udp_rx_dropped %llu tx_refused %llu",
 		name, (unsigned long long)s.tx_pkts,
 		(unsigned long long)s.rx_pkts, (unsigned long long)s.tx_bytes,
@@ -413,9 +419,16 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)s.pdc_closed,
 		(unsigned long long)s.pdc_failed,
 		(unsigned long long)s.unexp_msgs,
+		(unsigned long long)s.cl_tx, (unsigned long long)s.cl_rx,
 		(unsigned long long)u.would_block,
 		(unsigned long long)u.rx_dropped,
 		(unsigned long long)ep->tx_dropped);
+	/* one-sided work: return-direction (read, rendezvous) packets and
+	 * requests served or refused as a target */
+	fprintf(stderr, " ret_tx %llu ret_rx %llu rma_rx %llu rma_refused %llu",
+		(unsigned long long)s.ret_tx, (unsigned long long)s.ret_rx,
+		(unsigned long long)s.rma_rx,
+		(unsigned long long)s.rma_refused);
 	if (ep->impair)
 		fprintf(stderr, " impair_dropped %llu impair_dup %llu "
 			"impair_reordered %llu",
@@ -1057,6 +1070,8 @@ int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->fid.atomic = (ep->caps & FI_ATOMIC) ? &uetp_atomic_ops :
 			 &uetp_enosys_atomic;
 	ep->fid.collective = &uetp_enosys_collective;
+	if (uetp_dgram_ep(info))
+		uetp_dgram_ep_init(ep);
 	atomic_fetch_add(&dom->ref, 1);
 	*epp = &ep->fid;
 	return 0;

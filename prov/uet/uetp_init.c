@@ -36,6 +36,7 @@ struct uetp_env uetp_env = {
 	.job_id = UETP_DEFAULT_JOB_ID,
 	.tx_size = UETP_DEFAULT_TX_SIZE,
 	.rx_size = UETP_DEFAULT_RX_SIZE,
+	.rndv_threshold = UETP_DEFAULT_RNDV_THRESHOLD,
 };
 
 uet_time uetp_now(void)
@@ -150,6 +151,19 @@ static void uetp_define_params(void)
 	fi_param_define(&uetp_prov, "stats", FI_PARAM_BOOL,
 		"Print engine statistics to stderr when an endpoint closes "
 		"(default: 0)");
+	fi_param_define(&uetp_prov, "rndv_threshold", FI_PARAM_SIZE_T,
+		"Sends and tagged sends longer than this many bytes go by "
+		"rendezvous: the first packet carries what fits, the target "
+		"reads the rest; 0 = never (default: %zu)",
+		(size_t)UETP_DEFAULT_RNDV_THRESHOLD);
+	fi_param_define(&uetp_prov, "rudi", FI_PARAM_BOOL,
+		"RMA over RUDI, the connectionless idempotent delivery: "
+		"regions registered with FI_REMOTE_READ and/or "
+		"FI_REMOTE_WRITE, without FI_RMA_EVENT, under "
+		"FI_MR_PROV_KEY, while no endpoint of the domain has a "
+		"remote counter, become IDEMPOTENT (key bit 63); writes and "
+		"reads to such keys go without a PDC, except fenced ones and "
+		"writes with remote CQ data. Both sides need it (default: 0)");
 	fi_param_define(&uetp_prov, "unexp_max", FI_PARAM_SIZE_T,
 		"Bytes buffered per endpoint for messages that arrive before "
 		"their receive (default: 0 = engine default, %zu)",
@@ -184,6 +198,9 @@ static void uetp_read_params(void)
 	uetp_env_int("max_retx", 0, 1000000, &uetp_env.max_retx);
 	uetp_env_bool("rod", &uetp_env.rod);
 	uetp_env_bool("stats", &uetp_env.stats);
+	uetp_env_size("rndv_threshold", 0, UETP_MAX_MSG_SIZE,
+		      &uetp_env.rndv_threshold);
+	uetp_env_bool("rudi", &uetp_env.rudi);
 	uetp_env_size("unexp_max", 0, SIZE_MAX, &uetp_env.unexp_max);
 	if (uetp_env.impair && uetp_impair_parse(uetp_env.impair, &icfg)) {
 		FI_WARN(&uetp_prov, FI_LOG_CORE,

@@ -150,6 +150,8 @@ static int uetp_mr_engine_reg(struct uetp_mr *mr, struct uetp_ep *ep)
 		a.access |= UET_MR_REMOTE_WRITE | UET_MR_REMOTE_ATOMIC;
 	if (mr->domain->mr_mode & FI_MR_VIRT_ADDR)
 		a.access |= UET_MR_VIRT_ADDR;
+	if (a.key & UET_MKEY_IDEMPOTENT_SAFE)
+		a.access |= UET_MR_IDEMPOTENT;
 	uetp_lock_acquire(&ep->lock);
 	ret = uet_fep_mr_reg(ep->fep, &a);
 	uetp_lock_release(&ep->lock);
@@ -463,10 +465,14 @@ static int uetp_mr_key(struct uetp_domain *dom, struct uetp_mr *mr,
 	uint64_t key;
 
 	if (dom->mr_mode & FI_MR_PROV_KEY) {
+		/* FI_UET_RUDI: key bit 63 (uetp_rudi.c) */
+		uint64_t idem = uetp_rudi_mr(dom, mr->access, mr->flags) ?
+				UET_MKEY_IDEMPOTENT_SAFE : 0;
+
 		do {
 			key = dom->next_mr_key++ & UET_MKEY_RKEY_MASK;
-		} while (!key || uetp_mr_find(dom, key));
-		mr->mr_fid.key = key;
+		} while (!key || uetp_mr_find(dom, key | idem));
+		mr->mr_fid.key = key | idem;
 		return uetp_mr_hash_add(dom, mr);
 	}
 	mr->mr_fid.key = requested;

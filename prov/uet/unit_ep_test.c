@@ -736,6 +736,42 @@ Test(ep_env, impaired_network_still_delivers, .init = fx_open_impair,
 	cr_assert_gt(b->impair->reordered + b->impair->duplicated, 0);
 }
 
+static void fx_open_rndv(void)
+{
+	setenv("FI_UET_RNDV_THRESHOLD", "65536", 1);
+	fx_open();
+}
+
+/* FI_UET_RNDV_THRESHOLD reaches the engine: sends above it are read by
+ * the receiver (return-direction packets), those at it go eager. */
+Test(ep_env, rendezvous_threshold, .init = fx_open_rndv, .fini = fx_close)
+{
+	struct uetp_ep *a = uetp_container_of(fx.a.ep, struct uetp_ep, fid);
+	struct uetp_ep *b = uetp_container_of(fx.b.ep, struct uetp_ep, fid);
+	struct uet_fep_stats st;
+
+	cr_assert_eq(a->cfg.rndv_threshold, 65536);
+	roundtrip(65536, false);
+	uet_fep_stats(b->fep, &st);
+	cr_assert_eq(st.ret_rx, 0, "64 KiB went by rendezvous");
+	roundtrip(65537, false);
+	roundtrip(3u << 20, true);
+	uet_fep_stats(b->fep, &st);
+	cr_assert_gt(st.ret_rx, 0, "no rendezvous read");
+}
+
+/* Without it, nothing goes by rendezvous. */
+Test(ep, rendezvous_off_by_default)
+{
+	struct uetp_ep *b = uetp_container_of(fx.b.ep, struct uetp_ep, fid);
+	struct uet_fep_stats st;
+
+	cr_assert_eq(b->cfg.rndv_threshold, 0);
+	roundtrip(3u << 20, false);
+	uet_fep_stats(b->fep, &st);
+	cr_assert_eq(st.ret_rx, 0);
+}
+
 static void fx_open_dead(void)
 {
 	setenv("FI_UET_IMPAIR", "drop=1", 1);

@@ -64,9 +64,20 @@ static void mside_open(struct mside *s)
 	cr_assert_eq(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV), 0);
 	cr_assert_eq(fi_ep_bind(s->ep, &s->wc->fid, FI_WRITE), 0);
 	cr_assert_eq(fi_ep_bind(s->ep, &s->rc->fid, FI_READ), 0);
-	/* remote events need FI_RMA_EVENT, which we do not advertise */
-	cr_assert_eq(fi_ep_bind(s->ep, &s->wc->fid, FI_REMOTE_WRITE),
-		     -FI_EINVAL);
+	/* remote events need FI_RMA_EVENT: an endpoint opened without it
+	 * refuses them */
+	{
+		struct fi_info *ni = fi_dupinfo(mx.info);
+		struct fid_ep *ep;
+
+		ni->caps &= ~(uint64_t)FI_RMA_EVENT;
+		ni->rx_attr->caps &= ~(uint64_t)FI_RMA_EVENT;
+		cr_assert_eq(fi_endpoint(mx.domain, ni, &ep, NULL), 0);
+		cr_assert_eq(fi_ep_bind(ep, &s->wc->fid, FI_REMOTE_WRITE),
+			     -FI_EINVAL);
+		cr_assert_eq(fi_close(&ep->fid), 0);
+		fi_freeinfo(ni);
+	}
 	cr_assert_eq(fi_ep_bind(s->ep, &s->rc->fid, FI_READ), -FI_EINVAL,
 		     "one counter per kind");
 	cr_assert_eq(fi_ep_bind(s->ep, &s->rc->fid, 0), -FI_EBADFLAGS);

@@ -26,6 +26,10 @@
  *   the rest.
  * UET_OPF_FENCE holds a message (and every later one to the peer) until
  * nothing earlier to that peer is in flight.
+ *
+ * Connectionless messages (RUDI, UUD: cless.c) wait on the same pending
+ * list but are started by PDS's connectionless pull, never on a PDC; a
+ * fence counts them like the others.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +56,7 @@ static bool fence_pending(const struct uet_ses *ses,
 		const struct uet_ses_msg *m =
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
-		if (uet_addr_equal(&m->peer, peer))
+		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
 			return m->flags & UET_OPF_FENCE;
 	}
 	return false;
@@ -144,6 +148,8 @@ void uet_msg_maybe_done(struct uet_ses *ses, struct uet_ses_msg *m)
 		return;
 	if (m->pdc && m->pdc->cur == m)
 		m->pdc->cur = NULL;
+	if (ses->cl_cur == m)
+		ses->cl_cur = NULL;
 	msg_report(ses, m);
 	msg_release(ses, m);
 }
@@ -318,7 +324,9 @@ static int msg_fill(struct uet_ses *ses, struct uet_ses_msg *m,
 			return rc;
 		break;
 	default:
-		m->opcode = UET_SES_SEND;
+		/* wire-format §5.1: a UUD datagram is a DATAGRAM_SEND */
+		m->opcode = m->cl_mode == UET_CL_UUD ? UET_SES_DATAGRAM_SEND :
+						       UET_SES_SEND;
 		break;
 	}
 	if (op->flags & UET_OPF_INJECT) {
@@ -343,7 +351,7 @@ static int msg_fill(struct uet_ses *ses, struct uet_ses_msg *m,
 	/* Large sends: the rest is read by the target (rndv.c). */
 	if ((op->type == UET_OP_SEND || op->type == UET_OP_TSEND) &&
 	    ses->cfg.rndv_threshold && len > ses->cfg.rndv_threshold &&
-	    !(op->flags & UET_OPF_INJECT))
+	    !(op->flags & UET_OPF_INJECT) && !m->cl_mode)
 		return uet_rndv_expose(ses, m);
 	return 0;
 }
@@ -351,6 +359,7 @@ static int msg_fill(struct uet_ses *ses, struct uet_ses_msg *m,
 int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 {
 	struct uet_ses_msg *m;
+	uint8_t mode;
 	size_t len;
 	int rc;
 
@@ -364,9 +373,13 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 		return UET_ERR_MSGSIZE;
 	if ((op->flags & UET_OPF_INJECT) && len > ses->cfg.inject_size)
 		return UET_ERR_MSGSIZE;
+	rc = uet_cless_mode(ses, op, len, &mode);
+	if (rc)
+		return rc;
 	m = msg_alloc(ses);
 	if (!m)
 		return UET_ERR_AGAIN;
+	m->cl_mode = mode;
 	rc = msg_fill(ses, m, op, len);
 	if (rc) {
 		uint8_t *inject = m->inject;
@@ -385,7 +398,10 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now)
 {
 	uet_dlist_add_tail(&ses->tx_pending, &m->link);
-	uet_pds_wake(ses->pds, &m->peer, now);
+	if (m->cl_mode)
+		uet_pds_wake_cl(ses->pds, now);
+	else
+		uet_pds_wake(ses->pds, &m->peer, now);
 	uet_msg_rewake(ses, now);
 }
 
@@ -398,7 +414,8 @@ bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer)
 		const struct uet_ses_msg *m =
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
-		if (uet_addr_equal(&m->peer, peer))
+		/* connectionless ones need no PDC */
+		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
 			return true;
 	}
 	return false;
@@ -418,7 +435,7 @@ static bool peer_busy(const struct uet_ses *ses, const struct uet_addr *peer)
 		    !uet_dlist_empty(&ps->tx_msgs))
 			return true;
 	}
-	return false;
+	return uet_cless_busy(ses, peer);
 }
 
 /* The oldest pending message for the PDC's peer, started on it. */
@@ -426,6 +443,7 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 				     struct uet_ses_pdc *ps)
 {
 	struct uet_dlist *pos;
+	bool cl_ahead = false;
 
 	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
 	     pos = pos->next) {
@@ -434,15 +452,23 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 
 		if (!uet_addr_equal(&m->peer, &ps->ref->peer))
 			continue;
+		if (m->cl_mode) {
+			cl_ahead = true;	/* PDS pulls it separately */
+			continue;
+		}
 		/* A fence holds it, and what follows it, until the peer has
 		 * nothing of ours in flight (msg_release wakes PDS). */
-		if ((m->flags & UET_OPF_FENCE) && peer_busy(ses, &m->peer))
+		if ((m->flags & UET_OPF_FENCE) &&
+		    (cl_ahead || peer_busy(ses, &m->peer)))
 			return NULL;
 		uet_dlist_del(&m->link);
 		uet_dlist_add_tail(&ps->tx_msgs, &m->link);
 		m->pdc = ps;
 		m->msg_id = ps->tx_msg_id++;
 		m->started = true;
+		/* connectionless messages behind the fence may go now */
+		if (m->flags & UET_OPF_FENCE)
+			uet_pds_wake_cl(ses->pds, ses->now);
 		return m;
 	}
 	return NULL;
@@ -528,7 +554,7 @@ static void msg_gather(const struct uet_ses_msg *m, uint8_t *dst, size_t off,
 	iov_gather(m->iov, m->iov_count, dst, off, len);
 }
 
-static void req_fill(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
+static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 		     const struct uet_ses_msg *m, const struct uet_ses_pkt *pkt,
 		     struct uet_ses_req *req)
 {
@@ -552,8 +578,8 @@ static void req_fill(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	req->message_id = m->msg_id;
 	req->request_length = m->len;
 	req->job_id = ses->cfg.job_id & 0xFFFFFF;
-	req->pid_on_fep = uet_ses_addr_pid(&pdc->peer);
-	req->resource_index = uet_ses_addr_ri(&pdc->peer);
+	req->pid_on_fep = uet_ses_addr_pid(peer);
+	req->resource_index = uet_ses_addr_ri(peer);
 	req->initiator = ses->initiator;
 	switch (m->opcode) {
 	case UET_SES_WRITE:
@@ -600,14 +626,22 @@ static void req_fill(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		     const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
 {
+	if (pkt->next_hdr == UET_NH_RSP_DATA)
+		return uet_rma_ret_write(ses, pdc, pkt, buf, cap);
+	return uet_msg_write(ses, &pdc->peer, pkt, buf, cap);
+}
+
+/* The request header and payload of a packet of ours to peer (on a PDC,
+ * or connectionless). */
+int uet_msg_write(struct uet_ses *ses, const struct uet_addr *peer,
+		  const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
+{
 	const struct uet_ses_msg *m = pkt->msg;
 	struct uet_ses_req req;
 	size_t plen;
 	int n;
 
-	if (pkt->next_hdr == UET_NH_RSP_DATA)
-		return uet_rma_ret_write(ses, pdc, pkt, buf, cap);
-	req_fill(ses, pdc, m, pkt, &req);
+	req_fill(ses, peer, m, pkt, &req);
 	/* A read request carries no payload. */
 	plen = m->opcode == UET_SES_READ ? 0 : pkt->len;
 	if (cap < (size_t)uet_ses_req_len(&req) + plen)
@@ -786,6 +820,14 @@ void uet_msg_flush(struct uet_ses *ses)
 			uet_msg_maybe_done(ses, m);
 		}
 	}
+	uet_dlist_foreach_safe(pos, tmp, &ses->cl_msgs) {
+		struct uet_ses_msg *m =
+			uet_dlist_entry(pos, struct uet_ses_msg, link);
+
+		uet_msg_fail(m, UET_ERR_CANCELED, 0);
+		msg_report(ses, m);
+		uet_msg_maybe_done(ses, m);
+	}
 }
 
 /* The PDC to peer failed: what is queued for it fails too (in post order,
@@ -799,7 +841,8 @@ void uet_msg_fail_pending(struct uet_ses *ses, const struct uet_addr *peer,
 		struct uet_ses_msg *m =
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
-		if (!uet_addr_equal(&m->peer, peer))
+		/* connectionless ones have their own retries */
+		if (m->cl_mode || !uet_addr_equal(&m->peer, peer))
 			continue;
 		uet_msg_fail(m, err, prov_errno);
 		uet_msg_maybe_done(ses, m);
@@ -823,7 +866,7 @@ void uet_msg_rewake(struct uet_ses *ses, uet_time now)
 		struct uet_ses_msg *m =
 			uet_dlist_entry(pos, struct uet_ses_msg, link);
 
-		if (last && uet_addr_equal(last, &m->peer))
+		if (m->cl_mode || (last && uet_addr_equal(last, &m->peer)))
 			continue;
 		last = &m->peer;
 		uet_pds_wake(ses->pds, &m->peer, now);

@@ -62,6 +62,15 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	if (ses->payload_max > UET_SES_PAYLOAD_LIMIT)
 		ses->payload_max = UET_SES_PAYLOAD_LIMIT;
 	ses->initiator = uet_ses_addr_initiator(&cfg->local);
+	ses->dgram_max = uet_ses_dgram_max(cfg->mtu);
+	/* mtu > UET_SES_HDRS_LEN, so the RUDI headers (shorter) fit too */
+	ses->rudi_max = cfg->mtu - UET_PDS_RUDI_LEN - UET_SES_STD_LEN;
+	if (ses->rudi_max > UET_SES_PAYLOAD_LIMIT)
+		ses->rudi_max = UET_SES_PAYLOAD_LIMIT;
+	ses->rudi_read_max = cfg->mtu - UET_PDS_RUDI_LEN - UET_SES_RSP_DATA_LEN;
+	if (ses->rudi_read_max > UET_SES_PAYLOAD_LIMIT)
+		ses->rudi_read_max = UET_SES_PAYLOAD_LIMIT;
+	uet_dlist_init(&ses->cl_msgs);
 	uet_dlist_init(&ses->pdcs);
 	uet_dlist_init(&ses->tx_free);
 	uet_dlist_init(&ses->tx_pending);
@@ -93,6 +102,9 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	}
 	ses->tx_free_n = cfg->tx_depth;
 	ses->rx_free_n = cfg->rx_depth;
+	/* PDS sends RUDI and UUD only with cfg.rudi / cfg.uud (cless.c) */
+	if (pds)
+		uet_pds_cl_attach(pds, &uet_cless_ops);
 	return ses;
 }
 
@@ -146,6 +158,7 @@ void uet_ses_destroy(struct uet_ses *ses)
 	if (!ses)
 		return;
 	free_msgs(&ses->tx_pending);
+	free_msgs(&ses->cl_msgs);
 	uet_dlist_foreach_safe(pos, tmp, &ses->pdcs) {
 		struct uet_ses_pdc *ps =
 			uet_dlist_entry(pos, struct uet_ses_pdc, link);
@@ -235,6 +248,13 @@ size_t uet_ses_rx_left(const struct uet_ses *ses)
 size_t uet_ses_payload_max(const struct uet_ses *ses)
 {
 	return ses->payload_max;
+}
+
+size_t uet_ses_dgram_max(size_t mtu)
+{
+	size_t hdrs = UET_PDS_UUD_LEN + UET_SES_STD_LEN;
+
+	return mtu > hdrs ? mtu - hdrs : 0;
 }
 
 void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st)

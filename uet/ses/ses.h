@@ -32,6 +32,11 @@
  *   part and the target reads the rest from an engine-keyed region;
  * - UET_OPF_FENCE: an operation starts once nothing earlier to its peer
  *   is in flight.
+ * - connectionless delivery (cless.c, uud.c, rudi.c; sublayer.h): with
+ *   cfg.uud every UET_OP_SEND is one UUD datagram of at most
+ *   uet_ses_dgram_max(mtu) bytes, complete once handed to the port; with
+ *   cfg.rudi, RMA writes and reads to keys with UET_MKEY_IDEMPOTENT_SAFE
+ *   (not fenced, no CQ data) go over RUDI without a PDC.
  * SES has no timers: a read (or rendezvous send) whose target falls
  * silent after acknowledging every request waits until the PDC fails.
  *
@@ -107,6 +112,11 @@ size_t uet_ses_rx_left(const struct uet_ses *ses);
  * headers, at most the 14-bit payload_length limit. */
 size_t uet_ses_payload_max(const struct uet_ses *ses);
 
+/* Bytes of one UUD datagram on a fep of this mtu: the mtu less the UUD
+ * and standard SES headers (wire-format §4.9, §5.3). Needs no SES
+ * instance (the provider's max_msg_size of FI_EP_DGRAM). */
+size_t uet_ses_dgram_max(size_t mtu);
+
 /* Memory regions (uet_fep_mr_reg / uet_fep_mr_dereg): see fep.h for the
  * rules and codes. A region may be deregistered at any time; reads
  * already being answered from it send zeros with RC_BAD_MKEY from then
@@ -138,6 +148,11 @@ struct uet_ses_stats {
 	uint64_t ret_pkts;		/* return-direction data packets cut */
 	uint64_t ret_stale;		/* read data for no read in progress */
 	uint64_t rndv_tx, rndv_reads;	/* rendezvous sends, reads of them */
+	/* connectionless */
+	uint64_t dgram_rx;		/* UUD datagrams delivered */
+	uint64_t dgram_dropped;		/* ... dropped: no receive, refused */
+	uint64_t rudi_served;		/* RUDI requests placed or read */
+	uint64_t rudi_refused;		/* ... answered with an error code */
 	size_t unexp_bytes;		/* budget in use now */
 };
 

@@ -30,6 +30,12 @@
 #define UET_SES_READ_CHUNK	1024u
 /* PDS request + response-with-data header of a return-direction packet. */
 #define UET_SES_RET_HDRS_LEN	(UET_PDS_REQ_LEN + UET_SES_RSP_DATA_LEN)
+/* Connectionless packets handed to PDS and not yet answered (RUDI) or
+ * sent (UUD), per fep. A target's PDS queues at most 64 RUDI answers
+ * (pds.h) and drops a request that finds the queue full, so one
+ * initiator keeps well below that, leaving room for resends and other
+ * initiators. */
+#define UET_SES_CL_WINDOW	32u
 /* Vendor-specific key bits (55:48) of the regions rendezvous sends expose
  * (mapping §5.1): never a registered user key. */
 #define UET_SES_MKEY_RNDV	(1ull << 48)
@@ -92,6 +98,8 @@ struct uet_ses_msg {
 	/* rendezvous receive: the internal read fetching the rest */
 	bool internal;
 	struct uet_ses_inmsg *rin;	/* NULL once the receive is gone */
+	/* connectionless (cless.c): enum uet_cl_mode, 0 on a PDC */
+	uint8_t cl_mode;
 };
 
 /* A posted receive, from the rx pool. */
@@ -197,6 +205,17 @@ struct uet_ses {
 	struct uet_dlist pdcs;		/* struct uet_ses_pdc */
 	uet_time now;			/* latest time seen (for wakes) */
 
+	/* connectionless delivery (cless.c): RUDI and UUD messages started
+	 * and not finished, in start order */
+	struct uet_dlist cl_msgs;
+	struct uet_ses_msg *cl_cur;	/* being cut into packets */
+	uint16_t cl_msg_id;		/* next message_id (per fep) */
+	unsigned cl_inflight;		/* packets out, UET_SES_CL_WINDOW at most */
+	bool cl_blocked;		/* next() said no for the window */
+	size_t dgram_max;		/* UUD: bytes of one datagram */
+	size_t rudi_max;		/* RUDI write: payload per request */
+	size_t rudi_read_max;		/* RUDI read: bytes per later request */
+
 	/* memory regions (mr.c) */
 	struct uet_ses_mr **mr_slot;	/* open addressing by key */
 	size_t mr_cap, mr_n;
@@ -242,6 +261,8 @@ void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now);
 struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id);
 int uet_msg_read_data(struct uet_ses_msg *m, uint32_t off,
 		      const uint8_t *data, size_t len);
+int uet_msg_write(struct uet_ses *ses, const struct uet_addr *peer,
+		  const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap);
 
 /* rx.c: incoming messages */
 void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
@@ -324,6 +345,28 @@ void uet_rndv_served(struct uet_ses *ses, struct uet_ses_mr *mr, int err,
 		     int prov_errno);
 int uet_rndv_expose(struct uet_ses *ses, struct uet_ses_msg *m);
 void uet_rndv_unexpose(struct uet_ses *ses, struct uet_ses_msg *m);
+
+/* cless.c: connectionless delivery, the table PDS pulls packets with */
+extern const struct uet_ses_cl_ops uet_cless_ops;
+int uet_cless_mode(const struct uet_ses *ses, const struct uet_op *op,
+		   size_t len, uint8_t *mode);
+bool uet_cless_busy(const struct uet_ses *ses, const struct uet_addr *peer);
+uint8_t uet_cless_check(struct uet_ses *ses, const struct uet_ses_req *req);
+
+/* uud.c: datagrams in */
+int uet_uud_rx(struct uet_ses *ses, const struct uet_addr *peer,
+	       const struct uet_ses_req *req, const uint8_t *payload,
+	       size_t len);
+
+/* rudi.c: idempotent RMA, both ends */
+uint32_t uet_rudi_cut(const struct uet_ses *ses, const struct uet_ses_msg *m);
+int uet_rudi_rx(struct uet_ses *ses, const struct uet_addr *peer,
+		const struct uet_ses_req *req, const uint8_t *payload,
+		size_t len, struct uet_cl_reply *reply);
+void uet_rudi_done(struct uet_ses *ses, struct uet_ses_msg *m,
+		   const struct uet_ses_pkt *pkt,
+		   const struct uet_ses_rsp *rsp, const uint8_t *data,
+		   size_t len);
 
 /* unexp.c: buffering of unmatched messages within cfg.unexp_max */
 struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total);

@@ -1,0 +1,436 @@
+/* FI_EP_DGRAM and FI_UET_RUDI through the provider's objects, two
+ * endpoints on loopback in one process: which fi_info entries getinfo
+ * gives for which hints (and none to a utility provider shopping for a
+ * core), datagrams with data, source addresses and their size limit,
+ * the op tables a DGRAM endpoint refuses, and RMA over RUDI with the
+ * keys FI_UET_RUDI hands out.
+ *
+ * Each test runs in its own process (Criterion) and sets its FI_UET_*
+ * environment before calling fi_prov_ini. */
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include <criterion/criterion.h>
+#include <rdma/fi_errno.h>
+
+#include "uet/ses/ses.h"
+#include "uet/wire.h"
+#include "uetp.h"
+
+struct dside {
+	struct fid_ep *ep;
+	struct fid_cq *cq;
+	struct fid_av *av;
+	fi_addr_t peer;
+};
+
+static struct {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct dside a, b;
+} dx;
+
+static struct fi_info *dgram_hints(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	h->addr_format = FI_SOCKADDR_IN;
+	h->domain_attr->name = strdup("lo");
+	h->ep_attr->type = FI_EP_DGRAM;
+	return h;
+}
+
+static void dside_open(struct dside *s)
+{
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_av_attr aa = { .type = FI_AV_TABLE };
+
+	cr_assert_eq(fi_endpoint(dx.domain, dx.info, &s->ep, NULL), 0);
+	cr_assert_eq(fi_cq_open(dx.domain, &ca, &s->cq, NULL), 0);
+	cr_assert_eq(fi_av_open(dx.domain, &aa, &s->av, NULL), 0);
+	cr_assert_eq(fi_ep_bind(s->ep, &s->av->fid, 0), 0);
+	cr_assert_eq(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	cr_assert_eq(fi_enable(s->ep), 0);
+}
+
+static void dside_close(struct dside *s)
+{
+	if (s->ep)
+		cr_assert_eq(fi_close(&s->ep->fid), 0);
+	if (s->cq)
+		cr_assert_eq(fi_close(&s->cq->fid), 0);
+	if (s->av)
+		cr_assert_eq(fi_close(&s->av->fid), 0);
+	memset(s, 0, sizeof(*s));
+}
+
+static void dintroduce(struct dside *x, struct dside *y)
+{
+	struct sockaddr_in sy;
+	size_t len = sizeof(sy);
+
+	cr_assert_eq(fi_getname(&y->ep->fid, &sy, &len), 0);
+	cr_assert_eq(fi_av_insert(x->av, &sy, 1, &x->peer, 0, NULL), 1);
+}
+
+/* Two endpoints of the first lo entry getinfo gives for hints h. */
+static void dx_open_hints(struct fi_info *h)
+{
+	fi_prov_ini();
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &dx.info), 0);
+	fi_freeinfo(h);
+	cr_assert_eq(uetp_fabric_open(dx.info->fabric_attr, &dx.fabric, NULL),
+		     0);
+	cr_assert_eq(fi_domain(dx.fabric, dx.info, &dx.domain, NULL), 0);
+	dside_open(&dx.a);
+	dside_open(&dx.b);
+	dintroduce(&dx.a, &dx.b);
+	dintroduce(&dx.b, &dx.a);
+}
+
+static void dx_open(void)
+{
+	dx_open_hints(dgram_hints());
+}
+
+static void dx_close(void)
+{
+	dside_close(&dx.a);
+	dside_close(&dx.b);
+	if (dx.domain)
+		cr_assert_eq(fi_close(&dx.domain->fid), 0);
+	if (dx.fabric)
+		cr_assert_eq(fi_close(&dx.fabric->fid), 0);
+	fi_freeinfo(dx.info);
+	dx.info = NULL;
+	memset(&dx, 0, sizeof(dx));
+}
+
+static ssize_t dwait(struct fid_cq *want, struct fi_cq_tagged_entry *e,
+		     fi_addr_t *src, int ms)
+{
+	uet_time end = uetp_now() + (uet_time)ms * UET_MSEC;
+	ssize_t ret;
+
+	do {
+		ret = fi_cq_readfrom(want, e, 1, src);
+		if (ret != -FI_EAGAIN)
+			return ret;
+		fi_cq_read(want == dx.a.cq ? dx.b.cq : dx.a.cq, NULL, 0);
+	} while (uetp_now() < end);
+	return -FI_EAGAIN;
+}
+
+static void dexpect(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
+		    fi_addr_t *src)
+{
+	fi_addr_t junk;
+	ssize_t ret = dwait(cq, e, src ? src : &junk, 10000);
+
+	cr_assert_eq(ret, 1, "no completion (%zd)", ret);
+}
+
+/* ---- getinfo ---- */
+
+TestSuite(dgram_info, .timeout = 60);
+
+Test(dgram_info, dgram_entries_for_dgram_hints)
+{
+	struct fi_info *h = dgram_hints(), *info, *fi;
+	struct uetp_iface ifc;
+	struct uet_addr lo = { .af = UET_AF_INET, .ip = { 127, 0, 0, 1 } };
+
+	fi_prov_ini();
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), 0);
+	cr_assert_eq(uetp_iface_find(&lo, &ifc), 0);
+	for (fi = info; fi; fi = fi->next) {
+		cr_assert_eq(fi->ep_attr->type, FI_EP_DGRAM);
+		cr_assert_eq(fi->caps & ~(uint64_t)UETP_DGRAM_CAPS, 0);
+		cr_assert(fi->caps & FI_MSG);
+		cr_assert_eq(fi->caps & (FI_TAGGED | FI_RMA | FI_ATOMIC), 0);
+		cr_assert_eq(fi->tx_attr->msg_order, FI_ORDER_NONE);
+		cr_assert_eq(fi->rx_attr->msg_order, FI_ORDER_NONE);
+		cr_assert_eq(fi->ep_attr->max_msg_size,
+			     uet_ses_dgram_max(uetp_iface_mtu(&ifc)));
+		cr_assert_leq(fi->tx_attr->inject_size,
+			      fi->ep_attr->max_msg_size);
+		cr_assert_eq(fi->ep_attr->mem_tag_format, 0);
+	}
+	fi_freeinfo(info);
+	/* what a datagram endpoint cannot do */
+	h->caps = FI_MSG | FI_TAGGED;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), -FI_ENODATA);
+	h->caps = FI_MSG;
+	h->tx_attr->msg_order = FI_ORDER_SAS;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), -FI_ENODATA);
+	h->tx_attr->msg_order = 0;
+	h->ep_attr->max_msg_size = uetp_dgram_max(&ifc) + 1;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), -FI_ENODATA);
+	h->ep_attr->max_msg_size = uetp_dgram_max(&ifc);
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), 0);
+	fi_freeinfo(info);
+	h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), -FI_ENODATA);
+	fi_freeinfo(h);
+}
+
+/* No type: every RDM entry, then the DGRAM ones; a tagged hint keeps
+ * RDM only; an RDM hint never gets DGRAM. */
+Test(dgram_info, unspecified_type_lists_rdm_then_dgram)
+{
+	struct fi_info *h = fi_allocinfo(), *info, *fi;
+	size_t nrdm = 0, ndg = 0;
+	bool seen_dgram = false;
+
+	fi_prov_ini();
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), 0);
+	for (fi = info; fi; fi = fi->next) {
+		if (fi->ep_attr->type == FI_EP_DGRAM) {
+			seen_dgram = true;
+			ndg++;
+		} else {
+			cr_assert_eq(fi->ep_attr->type, FI_EP_RDM);
+			cr_assert_not(seen_dgram, "RDM after DGRAM");
+			nrdm++;
+		}
+	}
+	cr_assert_gt(nrdm, 0);
+	cr_assert_eq(ndg, nrdm);
+	fi_freeinfo(info);
+	h->caps = FI_TAGGED;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), 0);
+	for (fi = info; fi; fi = fi->next)
+		cr_assert_eq(fi->ep_attr->type, FI_EP_RDM);
+	fi_freeinfo(info);
+	h->caps = 0;
+	h->ep_attr->type = FI_EP_RDM;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), 0);
+	for (fi = info; fi; fi = fi->next)
+		cr_assert_eq(fi->ep_attr->type, FI_EP_RDM);
+	fi_freeinfo(info);
+	fi_freeinfo(h);
+}
+
+/* ofi_rxd asking for its core (OFI_CORE_PROV_ONLY, "^ofi_rxd") gets
+ * nothing unless FI_UET_ALLOW_LAYERING=1. */
+Test(dgram_info, no_core_for_utility_providers)
+{
+	struct fi_info *h = dgram_hints(), *info;
+
+	fi_prov_ini();
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL,
+				       UETP_CORE_PROV_ONLY, h, &info),
+		     -FI_ENODATA);
+	h->fabric_attr->prov_name = strdup("^ofi_rxd");
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), -FI_ENODATA);
+	free(h->fabric_attr->prov_name);
+	h->fabric_attr->prov_name = strdup("uet;^ofi_rxd");
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
+				       &info), -FI_ENODATA);
+	uetp_env.allow_layering = 1;
+	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL,
+				       UETP_CORE_PROV_ONLY, h, &info), 0);
+	fi_freeinfo(info);
+	uetp_env.allow_layering = 0;
+	fi_freeinfo(h);
+}
+
+/* ---- the endpoint ---- */
+
+TestSuite(dgram, .init = dx_open, .fini = dx_close, .timeout = 60);
+
+Test(dgram, datagrams_with_source_and_data)
+{
+	size_t max = dx.info->ep_attr->max_msg_size;
+	uint8_t *tx = malloc(max), *rx = calloc(1, max);
+	struct fi_cq_tagged_entry e;
+	fi_addr_t src;
+
+	for (size_t i = 0; i < max; i++)
+		tx[i] = (uint8_t)(i * 13 + 1);
+	cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC,
+			     (void *)0xB1), 0);
+	cr_assert_eq(fi_send(dx.a.ep, tx, max, NULL, dx.a.peer, (void *)0xA1),
+		     0);
+	dexpect(dx.b.cq, &e, &src);
+	cr_assert_eq(e.op_context, (void *)0xB1);
+	cr_assert_eq(e.flags, FI_RECV | FI_MSG);
+	cr_assert_eq(e.len, max);
+	cr_assert_eq(memcmp(rx, tx, max), 0);
+	cr_assert_eq(src, dx.b.peer, "FI_SOURCE: the sender's fi_addr");
+	dexpect(dx.a.cq, &e, NULL);
+	cr_assert_eq(e.op_context, (void *)0xA1);
+	cr_assert_eq(e.flags, FI_SEND | FI_MSG);
+	/* senddata + inject + sendmsg(FI_TRANSMIT_COMPLETE) */
+	cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_senddata(dx.a.ep, "hello", 6, NULL, 0xC0DE,
+				 dx.a.peer, (void *)0xA2), 0);
+	dexpect(dx.b.cq, &e, NULL);
+	cr_assert(e.flags & FI_REMOTE_CQ_DATA);
+	cr_assert_eq(e.data, 0xC0DE);
+	cr_assert_str_eq((char *)rx, "hello");
+	dexpect(dx.a.cq, &e, NULL);
+	cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_inject(dx.a.ep, "inj", 4, dx.a.peer), 0);
+	dexpect(dx.b.cq, &e, NULL);
+	cr_assert_str_eq((char *)rx, "inj");
+	{
+		struct iovec iov = { .iov_base = tx, .iov_len = 100 };
+		struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1,
+				      .addr = dx.a.peer,
+				      .context = (void *)0xA3 };
+
+		cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC,
+				     NULL), 0);
+		cr_assert_eq(fi_sendmsg(dx.a.ep, &msg, FI_TRANSMIT_COMPLETE |
+					FI_COMPLETION), 0);
+		dexpect(dx.b.cq, &e, NULL);
+		cr_assert_eq(e.len, 100);
+		dexpect(dx.a.cq, &e, NULL);
+		cr_assert_eq(e.op_context, (void *)0xA3);
+		cr_assert_eq(fi_sendmsg(dx.a.ep, &msg, FI_DELIVERY_COMPLETE),
+			     -FI_EINVAL);
+	}
+	free(tx);
+	free(rx);
+}
+
+Test(dgram, size_limit_and_refused_ops)
+{
+	size_t max = dx.info->ep_attr->max_msg_size;
+	uint8_t *tx = calloc(1, max + 1), rx[8];
+	struct fi_cq_tagged_entry e;
+
+	cr_assert_eq(fi_send(dx.a.ep, tx, max + 1, NULL, dx.a.peer, NULL),
+		     -FI_EMSGSIZE);
+	cr_assert_eq(fi_tsend(dx.a.ep, tx, 1, NULL, dx.a.peer, 1, NULL),
+		     -FI_ENOSYS);
+	cr_assert_eq(fi_trecv(dx.b.ep, rx, 8, NULL, FI_ADDR_UNSPEC, 1, 0,
+			      NULL), -FI_ENOSYS);
+	cr_assert_eq(fi_write(dx.a.ep, tx, 1, NULL, dx.a.peer, 0, 1, NULL),
+		     -FI_ENOSYS);
+	/* nothing was posted: no completion either */
+	cr_assert_eq(dwait(dx.a.cq, &e, &(fi_addr_t){ 0 }, 200), -FI_EAGAIN);
+	/* a short receive: truncated, the rest counted in olen */
+	cr_assert_eq(fi_recv(dx.b.ep, rx, 8, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_send(dx.a.ep, tx, 20, NULL, dx.a.peer, NULL), 0);
+	cr_assert_eq(dwait(dx.b.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
+	{
+		struct fi_cq_err_entry ee = { 0 };
+
+		cr_assert_eq(fi_cq_readerr(dx.b.cq, &ee, 0), 1);
+		cr_assert_eq(ee.err, FI_ETRUNC);
+		cr_assert_eq(ee.len, 8);
+		cr_assert_eq(ee.olen, 12);
+	}
+	free(tx);
+}
+
+/* A datagram no receive waits for is dropped, not kept for later. */
+Test(dgram, no_receive_dropped)
+{
+	struct fi_cq_tagged_entry e;
+	char rx[16] = "";
+
+	cr_assert_eq(fi_send(dx.a.ep, "early", 6, NULL, dx.a.peer, NULL), 0);
+	dexpect(dx.a.cq, &e, NULL);
+	/* let it arrive and be dropped */
+	cr_assert_eq(dwait(dx.b.cq, &e, &(fi_addr_t){ 0 }, 300), -FI_EAGAIN);
+	cr_assert_eq(fi_recv(dx.b.ep, rx, 16, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_send(dx.a.ep, "late", 5, NULL, dx.a.peer, NULL), 0);
+	dexpect(dx.b.cq, &e, NULL);
+	cr_assert_str_eq(rx, "late");
+}
+
+/* ---- FI_UET_RUDI ---- */
+
+TestSuite(rudi, .timeout = 60);
+
+static void rudi_open(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	setenv("FI_UET_RUDI", "1", 1);
+	h->addr_format = FI_SOCKADDR_IN;
+	h->domain_attr->name = strdup("lo");
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_MSG | FI_RMA;
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
+	dx_open_hints(h);
+}
+
+Test(rudi, idempotent_keys_and_rma, .init = rudi_open, .fini = dx_close)
+{
+	enum { LEN = 100000 };
+	uint8_t *tgt = calloc(1, LEN), *src = malloc(LEN), *back =
+		calloc(1, LEN);
+	struct fid_mr *mr, *mr_ev, *mr_local;
+	struct fi_cq_tagged_entry e;
+	uint64_t key;
+
+	if (!(dx.info->caps & FI_RMA))
+		cr_skip_test("FI_RMA not advertised");
+	cr_assert_eq(fi_mr_reg(dx.domain, tgt, LEN, FI_REMOTE_READ |
+			       FI_REMOTE_WRITE, 0, 0, 0, &mr, NULL), 0);
+	key = fi_mr_key(mr);
+	cr_assert(key & UET_MKEY_IDEMPOTENT_SAFE, "no key bit 63");
+	/* remote events wanted, or no remote access: not idempotent */
+	cr_assert_eq(fi_mr_reg(dx.domain, back, 64, FI_REMOTE_WRITE, 0, 0,
+			       FI_RMA_EVENT, &mr_ev, NULL), 0);
+	cr_assert_eq(fi_mr_key(mr_ev) & UET_MKEY_IDEMPOTENT_SAFE, 0);
+	cr_assert_eq(fi_mr_reg(dx.domain, src, 64, FI_READ | FI_WRITE, 0, 0,
+			       0, &mr_local, NULL), 0);
+	cr_assert_eq(fi_mr_key(mr_local) & UET_MKEY_IDEMPOTENT_SAFE, 0);
+	for (size_t i = 0; i < LEN; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	cr_assert_eq(fi_write(dx.a.ep, src, LEN, NULL, dx.a.peer,
+			      (uint64_t)(uintptr_t)tgt, key, (void *)1), 0);
+	dexpect(dx.a.cq, &e, NULL);
+	cr_assert_eq(e.flags, FI_RMA | FI_WRITE);
+	cr_assert_eq(memcmp(tgt, src, LEN), 0);
+	cr_assert_eq(fi_read(dx.a.ep, back, LEN, NULL, dx.a.peer,
+			     (uint64_t)(uintptr_t)tgt, key, (void *)2), 0);
+	dexpect(dx.a.cq, &e, NULL);
+	cr_assert_eq(e.flags, FI_RMA | FI_READ);
+	cr_assert_eq(memcmp(back, src, LEN), 0);
+	{
+		/* connectionless: requests counted, no PDC opened */
+		struct uetp_ep *ep = uetp_container_of(dx.a.ep, struct uetp_ep,
+						       fid);
+		struct uet_fep_stats st;
+
+		uet_fep_stats(ep->fep, &st);
+		cr_assert_gt(st.cl_tx, 2 * LEN / 16384);
+		cr_assert_eq(st.pdc_open, 0);
+	}
+	/* out of range: the target's code, over RUDI as on a PDC */
+	cr_assert_eq(fi_write(dx.a.ep, src, 16, NULL, dx.a.peer,
+			      (uint64_t)(uintptr_t)tgt + LEN - 8, key,
+			      (void *)3), 0);
+	cr_assert_eq(dwait(dx.a.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
+	{
+		struct fi_cq_err_entry ee = { 0 };
+
+		cr_assert_eq(fi_cq_readerr(dx.a.cq, &ee, 0), 1);
+		cr_assert_eq(ee.prov_errno, UET_RC_BAD_ADDR);
+	}
+	fi_close(&mr->fid);
+	fi_close(&mr_ev->fid);
+	fi_close(&mr_local->fid);
+	free(tgt);
+	free(src);
+	free(back);
+}
