@@ -420,7 +420,9 @@ static inline bool wt_stated_payload_len(const struct uet_pkt *p, size_t *n)
 {
 	if (p->has_req && p->req.format == UET_NH_REQ_STD &&
 	    !(p->req.flags & UET_SES_F_SOM)) {
-		*n = p->req.payload_length;
+		/* A READ request names the bytes it asks for and carries
+		 * none (uet/wire/pkt.c payload_check). */
+		*n = p->req.opcode == UET_SES_READ ? 0 : p->req.payload_length;
 		return true;
 	}
 	if (p->has_rsp && (p->rsp.format == UET_NH_RSP_DATA ||
