@@ -382,16 +382,25 @@ static int uetp_ep_bufs_alloc(struct uetp_ep *ep)
 
 /* ---- fi_ops ---- */
 
+/* Append to the stats line (bounded; a cut line still ends the dump). */
+#define UETP_STATS_PUT(...)						\
+	do {								\
+		if (n < sizeof(line))					\
+			n += (size_t)snprintf(line + n, sizeof(line) - n,	\
+					      __VA_ARGS__);		\
+	} while (0)
+
 static void uetp_ep_stats_dump(struct uetp_ep *ep)
 {
 	struct uet_fep_stats s;
 	struct uet_udp_stats u;
-	char name[96];
+	char name[96], line[1024];
+	size_t n = 0;
 
 	uet_fep_stats(ep->fep, &s);
 	uet_udp_stats(ep->net, &u);
 	uet_addr_str(name, sizeof(name), &ep->name.addr);
-	fprintf(stderr,
+	UETP_STATS_PUT(
 		"uet stats %s: tx_pkts %llu rx_pkts %llu tx_bytes %llu "
 		"rx_bytes %llu retx_rto %llu retx_nack %llu acks_tx %llu "
 		"acks_rx %llu nacks_tx %llu nacks_rx %llu sack_gaps %llu "
@@ -425,17 +434,20 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)ep->tx_dropped);
 	/* one-sided work: return-direction (read, rendezvous) packets and
 	 * requests served or refused as a target */
-	fprintf(stderr, " ret_tx %llu ret_rx %llu rma_rx %llu rma_refused %llu",
+	UETP_STATS_PUT(" ret_tx %llu ret_rx %llu rma_rx %llu rma_refused %llu",
 		(unsigned long long)s.ret_tx, (unsigned long long)s.ret_rx,
 		(unsigned long long)s.rma_rx,
 		(unsigned long long)s.rma_refused);
 	if (ep->impair)
-		fprintf(stderr, " impair_dropped %llu impair_dup %llu "
+		UETP_STATS_PUT(" impair_dropped %llu impair_dup %llu "
 			"impair_reordered %llu",
 			(unsigned long long)ep->impair->dropped,
 			(unsigned long long)ep->impair->duplicated,
 			(unsigned long long)ep->impair->reordered);
-	fprintf(stderr, "\n");
+	UETP_STATS_PUT("\n");
+	/* One write: several processes often share one log. */
+	if (write(STDERR_FILENO, line, n < sizeof(line) ? n : sizeof(line) - 1) < 0)
+		return;
 }
 
 /* Let the engine send what is due shortly (delayed ACKs above all) before
