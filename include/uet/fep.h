@@ -53,6 +53,9 @@ struct uet_fep_config {
 	unsigned ack_every;		/* ACK at least every N packets */
 	uet_time pdc_idle;		/* idle time before an initiator closes a PDC */
 	uint16_t entropy_count;		/* distinct entropy values to spray over */
+	uint16_t entropy_run;		/* packets sent on one value before the
+					 * next (0 = 1): a software port sends a
+					 * run in one system call (UDP GSO) */
 	uint8_t ecn;			/* UET_ECN_* codepoint to send with */
 	size_t rndv_threshold;		/* sends above this use rendezvous (0: never) */
 	bool rudi;			/* speak RUDI (RMA to IDEMPOTENT_SAFE keys);

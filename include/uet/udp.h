@@ -74,6 +74,12 @@ struct uet_udp_config {
 					 * 0 = kernel default */
 	unsigned sndbuf;		/* SO_SNDBUF of each; ditto */
 	unsigned batch;			/* packets per mmsg syscall */
+	/* Offload (default on): consecutive packets of one socket, one
+	 * destination, one TOS and one size (the last may be shorter) leave
+	 * as one UDP_SEGMENT message, which the kernel cuts into the same
+	 * datagrams on the wire; sockets accept coalesced datagrams
+	 * (UDP_GRO) and recv() hands their packets out one by one. */
+	bool gso;
 };
 
 /* Counters of one port. */
@@ -88,6 +94,9 @@ struct uet_udp_stats {
 					 * (EHOSTUNREACH, ENETUNREACH, ...) */
 	uint64_t would_block;		/* send stopped: EAGAIN/ENOBUFS */
 	uint64_t spray_received;	/* of received: at a spray socket */
+	uint64_t gso_trains;		/* sends of more than one packet */
+	uint64_t gro_trains;		/* receives of more than one packet */
+	unsigned gso_off;		/* errno that turned GSO off, or 0 */
 };
 
 /* Defaults: port 0, prefer_iana, k = UET_UDP_ENTROPY_BITS_DEFAULT,

@@ -148,6 +148,8 @@ struct uetp_env {
 	size_t rndv_threshold;		/* FI_UET_RNDV_THRESHOLD, 0 = off */
 	size_t unexp_max;		/* FI_UET_UNEXP_MAX, 0 = engine default */
 	int rudi;			/* FI_UET_RUDI */
+	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
+	int udp_gso;			/* FI_UET_UDP_GSO */
 };
 
 extern struct uetp_env uetp_env;
@@ -158,6 +160,8 @@ extern struct uetp_env uetp_env;
 #define UETP_DEFAULT_RX_SIZE	1024
 /* Sends longer than this go by rendezvous (fi_uet.7 says why this). */
 #define UETP_DEFAULT_RNDV_THRESHOLD	0
+/* An idle poller spins this long before it yields (fi_uet.7 says why). */
+#define UETP_DEFAULT_POLL_SPIN_US	50
 
 /* ---- small helpers ---- */
 
@@ -283,8 +287,12 @@ bool uetp_iface_contains(const struct uetp_iface *ifc,
 			 const struct uet_addr *a);
 bool uetp_iface_same_ip(const struct uet_addr *a, const struct uet_addr *b);
 bool uetp_iface_any_ip(const struct uet_addr *a);
-/* UET packet MTU for an interface: FI_UET_MTU or link MTU - IP - UDP. */
+/* UET packet MTU for an interface: link MTU - IP - UDP, or FI_UET_MTU
+ * when the link carries it (else the link's, said once in the log). */
 size_t uetp_iface_mtu(const struct uetp_iface *ifc);
+/* The packet size for a wish (0: none) on a link carrying link bytes of
+ * UDP payload; *clamped when the wish was too big. */
+size_t uetp_iface_mtu_pick(size_t want, size_t link, bool *clamped);
 
 /* ---- fi_info templates and hint matching (uetp_attr.c) ---- */
 
@@ -645,6 +653,7 @@ struct uetp_ep {
 	unsigned tx_pending, tx_off;
 	int timer_fd;
 	bool timer_armed;
+	uet_time active_at;		/* last progress pass that did work */
 	struct uetp_impair *impair;
 	bool pcap;
 	uint64_t tx_dropped;		/* refused by the port */
@@ -755,7 +764,8 @@ extern struct fi_ops_atomic uetp_atomic_ops;
 /* ---- the I/O loop (uetp_progress.c) ---- */
 
 /* One pass for one endpoint; call with ep->lock held. */
-void uetp_progress_ep(struct uetp_ep *ep);
+/* One pass; true when it moved a packet or fired a timer. */
+bool uetp_progress_ep(struct uetp_ep *ep);
 /* Send what the engine has queued (after a post). ep->lock held. */
 void uetp_progress_flush(struct uetp_ep *ep, uet_time now);
 /* Earliest deadline of the engine (ep->lock held). */
@@ -768,6 +778,9 @@ int uetp_progress_set_add(struct uetp_epset *s, struct uetp_ep *ep);
 void uetp_progress_set_del(struct uetp_epset *s, struct uetp_ep *ep);
 /* Run progress on every ep; returns the earliest engine deadline. */
 uet_time uetp_progress_set_run(struct uetp_epset *s);
+/* The same from a non-blocking read that may find nothing: a poller idle
+ * for FI_UET_POLL_SPIN_US yields the CPU on each empty call. */
+void uetp_progress_set_poll(struct uetp_epset *s);
 /* Arm the eps' timers (fi_trywait). */
 void uetp_progress_set_arm(struct uetp_epset *s);
 /* Some ep still has packets to send (socket was full). */

@@ -27,7 +27,7 @@ static uint64_t uetp_cntr_read(struct fid_cntr *cntr_fid)
 	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
-	uetp_progress_set_run(&cntr->eps);
+	uetp_progress_set_poll(&cntr->eps);
 	cntr->last_read = atomic_load(&cntr->value);
 	return cntr->last_read;
 }
@@ -37,7 +37,7 @@ static uint64_t uetp_cntr_readerr(struct fid_cntr *cntr_fid)
 	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
-	uetp_progress_set_run(&cntr->eps);
+	uetp_progress_set_poll(&cntr->eps);
 	return atomic_load(&cntr->err);
 }
 

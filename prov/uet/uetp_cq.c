@@ -176,7 +176,7 @@ static ssize_t uetp_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		if (n != -FI_EAGAIN)
 			return n;
 	}
-	uetp_progress_set_run(&cq->eps);
+	uetp_progress_set_poll(&cq->eps);
 	return uetp_cq_take(cq, buf, count, src_addr);
 }
 

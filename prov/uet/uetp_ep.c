@@ -247,6 +247,7 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact)
 
 	uet_udp_config_default(&u);
 	u.entropy_bits = ep->entropy_bits;
+	u.gso = !!uetp_env.udp_gso;
 	if (exact) {
 		u.port = exact;
 		u.prefer_iana = false;
@@ -407,7 +408,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		"dup_rx %llu drop_malformed %llu drop_job %llu drop_pdc %llu "
 		"drop_psn %llu drop_other %llu pdc_open %llu pdc_closed %llu "
 		"pdc_failed %llu unexp_msgs %llu cl_tx %llu cl_rx %llu "
-		"udp_would_block %llu "
+		"udp_would_block %llu udp_gso_trains %llu udp_gro_trains %llu "
 		"udp_rx_dropped %llu tx_refused %llu",
 		name, (unsigned long long)s.tx_pkts,
 		(unsigned long long)s.rx_pkts, (unsigned long long)s.tx_bytes,
@@ -430,6 +431,8 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)s.unexp_msgs,
 		(unsigned long long)s.cl_tx, (unsigned long long)s.cl_rx,
 		(unsigned long long)u.would_block,
+		(unsigned long long)u.gso_trains,
+		(unsigned long long)u.gro_trains,
 		(unsigned long long)u.rx_dropped,
 		(unsigned long long)ep->tx_dropped);
 	/* one-sided work: return-direction (read, rendezvous) packets and

@@ -4,6 +4,7 @@
  * FI_UET_IFACE, loopback last; the subnet of each is its fabric name. */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,28 +193,52 @@ int uetp_iface_find(const struct uet_addr *a, struct uetp_iface *out)
 	return ret;
 }
 
-size_t uetp_iface_mtu(const struct uetp_iface *ifc)
+size_t uetp_iface_mtu_pick(size_t want, size_t link, bool *clamped)
+{
+	if (link > UETP_PKT_MAX)
+		link = UETP_PKT_MAX;
+	if (link < UETP_MTU_MIN)
+		link = UETP_MTU_MIN;
+	*clamped = want > link;
+	return want && want <= link ? want : link;
+}
+
+/* Bytes of UDP payload one packet on the interface carries. */
+static size_t uetp_iface_link_mtu(const struct uetp_iface *ifc, int *ifmtu)
 {
 	struct ifreq ifr;
-	size_t mtu, hdr;
+	size_t hdr;
 	int fd;
 
-	if (uetp_env.mtu)
-		return uetp_env.mtu;
-	mtu = 1500;
+	*ifmtu = 1500;
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd >= 0) {
 		memset(&ifr, 0, sizeof(ifr));
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifc->name);
 		if (!ioctl(fd, SIOCGIFMTU, &ifr) && ifr.ifr_mtu > 0)
-			mtu = (size_t)ifr.ifr_mtu;
+			*ifmtu = ifr.ifr_mtu;
 		close(fd);
 	}
 	hdr = (ifc->addr.af == UET_AF_INET ? 20 : 40) + 8;
-	mtu = mtu > hdr ? mtu - hdr : 0;
-	if (mtu > UETP_PKT_MAX)
-		mtu = UETP_PKT_MAX;
-	if (mtu < UETP_MTU_MIN)
-		mtu = UETP_MTU_MIN;
+	return (size_t)*ifmtu > hdr ? (size_t)*ifmtu - hdr : 0;
+}
+
+size_t uetp_iface_mtu(const struct uetp_iface *ifc)
+{
+	/* one warning per interface index (mod 64) and process */
+	static atomic_uint_fast64_t warned;
+	uint64_t bit;
+	bool clamped;
+	int ifmtu;
+	size_t mtu;
+
+	mtu = uetp_iface_mtu_pick(uetp_env.mtu,
+				  uetp_iface_link_mtu(ifc, &ifmtu), &clamped);
+	bit = 1ull << (if_nametoindex(ifc->name) % 64);
+	if (clamped && !(atomic_fetch_or(&warned, bit) & bit))
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_MTU=%zu does not fit interface %s (MTU %d): "
+			"packets of %zu bytes are sent instead\n",
+			uetp_env.mtu, ifc->name, ifmtu, mtu);
 	return mtu;
 }

@@ -37,6 +37,8 @@ struct uetp_env uetp_env = {
 	.tx_size = UETP_DEFAULT_TX_SIZE,
 	.rx_size = UETP_DEFAULT_RX_SIZE,
 	.rndv_threshold = UETP_DEFAULT_RNDV_THRESHOLD,
+	.poll_spin_us = UETP_DEFAULT_POLL_SPIN_US,
+	.udp_gso = 1,
 };
 
 uet_time uetp_now(void)
@@ -168,6 +170,17 @@ static void uetp_define_params(void)
 		"Bytes buffered per endpoint for messages that arrive before "
 		"their receive (default: 0 = engine default, %zu)",
 		d.unexp_max);
+	fi_param_define(&uetp_prov, "poll_spin_us", FI_PARAM_INT,
+		"Microseconds an fi_cq_read/fi_cntr_read poller spins with "
+		"nothing to do before each empty call also yields the CPU "
+		"(sched_yield), so a peer process or the kernel's packet "
+		"work sharing the CPU runs; -1 = never yield (default: %d)",
+		UETP_DEFAULT_POLL_SPIN_US);
+	fi_param_define(&uetp_prov, "udp_gso", FI_PARAM_BOOL,
+		"Send runs of equal-size packets of one entropy as one "
+		"UDP_SEGMENT message and accept coalesced receives "
+		"(UDP_GRO); the wire still carries one UET packet per "
+		"datagram (default: 1)");
 }
 
 static void uetp_read_params(void)
@@ -202,6 +215,8 @@ static void uetp_read_params(void)
 		      &uetp_env.rndv_threshold);
 	uetp_env_bool("rudi", &uetp_env.rudi);
 	uetp_env_size("unexp_max", 0, SIZE_MAX, &uetp_env.unexp_max);
+	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
+	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	if (uetp_env.impair && uetp_impair_parse(uetp_env.impair, &icfg)) {
 		FI_WARN(&uetp_prov, FI_LOG_CORE,
 			"FI_UET_IMPAIR=\"%s\" not understood, ignored\n",

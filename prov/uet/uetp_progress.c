@@ -10,6 +10,7 @@
  * progress thread (FI_UET_PROGRESS_THREAD), one per domain.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -155,14 +156,14 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 	}
 }
 
-void uetp_progress_ep(struct uetp_ep *ep)
+bool uetp_progress_ep(struct uetp_ep *ep)
 {
 	uet_time now = uetp_now();
 	bool busy = ep->tx_off != ep->tx_pending;
 	int n;
 
 	if (!ep->fep)
-		return;
+		return false;
 	if (ep->timer_armed)
 		uetp_ep_disarm_timer(ep);
 	for (int round = 0; round < UETP_RX_ROUNDS; round++) {
@@ -191,8 +192,11 @@ void uetp_progress_ep(struct uetp_ep *ep)
 	/* The engine has new packets only after a receive, a timeout or a
 	 * post (which flushes itself): an idle pass (the common empty poll)
 	 * skips asking it. */
-	if (busy)
+	if (busy) {
 		uetp_progress_flush(ep, now);
+		ep->active_at = now;
+	}
+	return busy;
 }
 
 /* ---- endpoint sets of CQs and counters ---- */
@@ -235,10 +239,14 @@ void uetp_progress_set_del(struct uetp_epset *s, struct uetp_ep *ep)
 	pthread_mutex_unlock(&s->lock);
 }
 
-uet_time uetp_progress_set_run(struct uetp_epset *s)
+/* One pass over the set; *active: the last time any of its endpoints
+ * moved a packet (0: none ever did). */
+static uet_time uetp_progress_set_pass(struct uetp_epset *s,
+				       uet_time *active)
 {
 	uet_time next = UET_TIME_NONE, d;
 
+	*active = 0;
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->count; i++) {
 		struct uetp_ep *ep = s->eps[i];
@@ -246,12 +254,40 @@ uet_time uetp_progress_set_run(struct uetp_epset *s)
 		uetp_lock_acquire(&ep->lock);
 		uetp_progress_ep(ep);
 		d = uetp_progress_deadline(ep);
+		if (ep->active_at > *active)
+			*active = ep->active_at;
 		uetp_lock_release(&ep->lock);
 		if (d < next)
 			next = d;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return next;
+}
+
+uet_time uetp_progress_set_run(struct uetp_epset *s)
+{
+	uet_time active;
+
+	return uetp_progress_set_pass(s, &active);
+}
+
+/* A non-blocking read that found nothing to do. An application that polls
+ * fi_cq_read in a loop never sleeps, so a peer process, or the kernel
+ * thread that finishes its packets' receive (ksoftirqd), waiting for this
+ * CPU would get it only when the scheduler tick preempts the poller: one
+ * tick (4 ms at HZ=250) per window across a veth whenever CPUs are
+ * shared. After FI_UET_POLL_SPIN_US of nothing, every empty poll gives
+ * the CPU away; when nobody else wants it, sched_yield returns at once. */
+void uetp_progress_set_poll(struct uetp_epset *s)
+{
+	uet_time active, spin;
+
+	uetp_progress_set_pass(s, &active);
+	if (uetp_env.poll_spin_us < 0)
+		return;
+	spin = (uet_time)uetp_env.poll_spin_us * UET_USEC;
+	if (uetp_now() - active >= spin)
+		sched_yield();
 }
 
 void uetp_progress_set_arm(struct uetp_epset *s)

@@ -1,6 +1,6 @@
 /* Pieces without sockets: endpoint names in every format, the error map
  * and the text fi_cq_strerror prints, the FI_UET_IMPAIR parser and its
- * draws, subnet names. */
+ * draws, subnet names, the packet size an interface allows. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -276,4 +276,25 @@ Test(iface, list_loopback_last)
 	}
 	cr_assert(lo, "loopback missing");
 	free(list);
+}
+
+/* FI_UET_MTU against what the link carries: a wish that fits is kept, one
+ * that does not becomes the link's, and the link is kept within the
+ * packet sizes the engine supports. */
+Test(iface, mtu_pick)
+{
+	bool clamped;
+
+	cr_assert_eq(uetp_iface_mtu_pick(0, 1472, &clamped), 1472);
+	cr_assert_not(clamped);
+	cr_assert_eq(uetp_iface_mtu_pick(1000, 1472, &clamped), 1000);
+	cr_assert_not(clamped);
+	cr_assert_eq(uetp_iface_mtu_pick(1472, 1472, &clamped), 1472);
+	cr_assert_not(clamped);
+	cr_assert_eq(uetp_iface_mtu_pick(8972, 1472, &clamped), 1472);
+	cr_assert(clamped);
+	cr_assert_eq(uetp_iface_mtu_pick(9000, 65508, &clamped), 9000);
+	cr_assert_not(clamped);
+	cr_assert_eq(uetp_iface_mtu_pick(0, 65508, &clamped), UETP_PKT_MAX);
+	cr_assert_eq(uetp_iface_mtu_pick(0, 100, &clamped), UETP_MTU_MIN);
 }

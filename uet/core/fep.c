@@ -55,6 +55,9 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->ack_every = 16;
 	cfg->pdc_idle = 1 * UET_SEC;
 	cfg->entropy_count = 16;
+	/* One GSO train per value: 16 MTU-1500 packets are 23 KB, and a
+	 * 64-packet window still takes 4 paths. */
+	cfg->entropy_run = 16;
 	cfg->ecn = UET_ECN_ECT0;
 }
 

@@ -30,6 +30,17 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <netinet/udp.h>
+
+#ifndef SOL_UDP
+#define SOL_UDP		IPPROTO_UDP
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT	103	/* linux/udp.h, Linux 4.18 */
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO		104	/* linux/udp.h, Linux 5.0 */
+#endif
 
 #include "uet/udp.h"
 
@@ -37,12 +48,25 @@
 #define UDP_MAX6	65527u	/* 65535 - UDP header, no jumbograms */
 #define UDP_PORT_END	65536u
 #define UDP_ICMP_SKIPS	16	/* stray socket errors skipped a call */
+#define UDP_GSO_SEGS	64	/* packets in one GSO train (UDP_MAX_SEGMENTS
+				 * of older kernels) */
+#define UDP_GRO_SLOTS	8	/* coalesced datagrams read per call */
+#define UDP_GRO_CAP	65536u	/* one coalesced datagram at most */
 
-/* Room for the control messages of one packet: TOS and a drop count on
- * receive, TOS on send. */
+/* Room for the control messages of one packet: TOS, a drop count and the
+ * GRO segment size on receive, TOS and the GSO segment size on send. */
 union udp_cbuf {
 	struct cmsghdr align;
 	char buf[CMSG_SPACE(sizeof(int)) * 4];
+};
+
+/* A coalesced datagram (UDP_GRO) not yet handed out in full. */
+struct udp_gro_slot {
+	struct uet_pkt_info info;	/* of every packet in it */
+	uint8_t *data;			/* UDP_GRO_CAP bytes */
+	size_t len, off;		/* bytes read, bytes handed out */
+	size_t seg;			/* packet size (the last may be less) */
+	bool spray;			/* read from a spray socket */
 };
 
 struct udp_port {
@@ -58,6 +82,11 @@ struct udp_port {
 	uint8_t tos;			/* default: dscp << 2 | ecn */
 	uint8_t dscp;
 	unsigned batch;
+	bool gso;			/* trains go as one UDP_SEGMENT message */
+	bool gro;			/* sockets take coalesced datagrams */
+	struct udp_gro_slot *gro_slot;	/* UDP_GRO_SLOTS, with gro */
+	unsigned gro_head, gro_count;	/* slots still holding packets */
+	unsigned *segs;			/* per message of a send: packets */
 	struct mmsghdr *mm;
 	struct iovec *iov;
 	struct sockaddr_storage *sa;
@@ -102,6 +131,7 @@ void uet_udp_config_default(struct uet_udp_config *cfg)
 	cfg->rcvbuf = UET_UDP_BUF_DEFAULT;
 	cfg->sndbuf = UET_UDP_BUF_DEFAULT;
 	cfg->batch = UET_UDP_BATCH_DEFAULT;
+	cfg->gso = true;
 }
 
 /* uet_addr (raw port) to a socket address of family af. */
@@ -245,6 +275,9 @@ static int udp_socket(struct udp_port *p, bool home, uint16_t port,
 		(void)udp_setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER,
 				 IP_PMTUDISC_DO);
 	udp_set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+	/* A kernel without UDP_GRO hands out single datagrams: fine. */
+	if (p->gro && udp_setopt(fd, SOL_UDP, UDP_GRO, 1))
+		p->gro = false;
 	if (home) {
 		udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
 		(void)udp_setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
@@ -326,6 +359,21 @@ ep_fail:
 	return fd ? fd : -EINVAL;
 }
 
+static int udp_gro_alloc(struct udp_port *p)
+{
+	uint8_t *data;
+
+	p->gro_slot = calloc(UDP_GRO_SLOTS, sizeof(*p->gro_slot));
+	data = malloc((size_t)UDP_GRO_SLOTS * UDP_GRO_CAP);
+	if (!p->gro_slot || !data) {
+		free(data);
+		return -1;
+	}
+	for (unsigned i = 0; i < UDP_GRO_SLOTS; i++)
+		p->gro_slot[i].data = data + (size_t)i * UDP_GRO_CAP;
+	return 0;
+}
+
 static const char *udp_config_bad(const struct uet_udp_config *cfg)
 {
 	if (cfg->entropy_bits > UET_UDP_ENTROPY_BITS_MAX)
@@ -350,6 +398,10 @@ static void udp_free(struct udp_port *p)
 	for (i = 0; p->spray_fd && i < p->nspray; i++)
 		if (p->spray_fd[i] >= 0)
 			close(p->spray_fd[i]);
+	if (p->gro_slot)
+		free(p->gro_slot[0].data);
+	free(p->gro_slot);
+	free(p->segs);
 	free(p->spray_fd);
 	free(p->spray_port);
 	free(p->ev);
@@ -397,6 +449,7 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	p->dscp = cfg->dscp;
 	p->tos = (uint8_t)(cfg->dscp << 2 | cfg->ecn);
 	p->batch = cfg->batch ? cfg->batch : UET_UDP_BATCH_DEFAULT;
+	p->gso = p->gro = cfg->gso;
 	p->spray_fd = malloc((p->nspray + 1) * sizeof(*p->spray_fd));
 	for (i = 0; p->spray_fd && i < p->nspray; i++)
 		p->spray_fd[i] = -1;
@@ -408,7 +461,10 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	p->iov = calloc(p->batch, sizeof(*p->iov));
 	p->sa = calloc(p->batch, sizeof(*p->sa));
 	p->cbuf = calloc(p->batch, sizeof(*p->cbuf));
-	if (!p->mm || !p->iov || !p->sa || !p->cbuf)
+	p->segs = calloc(p->batch, sizeof(*p->segs));
+	if (!p->mm || !p->iov || !p->sa || !p->cbuf || !p->segs)
+		goto nomem;
+	if (p->gro && udp_gro_alloc(p))
 		goto nomem;
 
 	rc = udp_bind_home(p, cfg);
@@ -455,46 +511,102 @@ void uet_udp_stats(const struct uet_net *net, struct uet_udp_stats *st)
 	*st = udp_port(net)->st;
 }
 
-/* Fill slot i of the vector for m; returns 0 or UET_ERR_INVAL. */
-static int udp_tx_prep(struct udp_port *p, const struct uet_net_msg *m,
-		       unsigned i)
+/* The socket a packet leaves from (uet/udp.h). */
+static int udp_tx_fd(const struct udp_port *p, const struct uet_pkt_info *i)
+{
+	if (i->home || !p->nspray)
+		return p->home_fd;
+	return p->spray_fd[i->entropy & (p->nspray - 1)];
+}
+
+/* The TOS byte a packet leaves with. */
+static uint8_t udp_tx_tos(const struct udp_port *p, const struct uet_net_msg *m)
+{
+	uint8_t ecn = m->info.ecn & 3;
+
+	return ecn == UET_ECN_NOT_ECT ? p->tos : (uint8_t)(p->dscp << 2 | ecn);
+}
+
+static bool udp_tx_ok(struct udp_port *p, const struct uet_net_msg *m)
 {
 	size_t max = p->af == AF_INET ? UDP_MAX4 : UDP_MAX6;
-	struct msghdr *h = &p->mm[i].msg_hdr;
-	uint8_t ecn = m->info.ecn & 3, tos;
-	struct cmsghdr *c;
 
 	if (!m->buf || !m->len || m->len > max) {
 		snprintf(p->err, sizeof(p->err),
 			 "send: packet of %zu bytes (1..%zu allowed)", m->len,
 			 max);
-		return UET_ERR_INVAL;
+		return false;
 	}
 	if (m->info.dst.af != p->net.local.af || !m->info.dst.port) {
 		snprintf(p->err, sizeof(p->err),
 			 "send: destination of another family or without port");
-		return UET_ERR_INVAL;
+		return false;
 	}
-	memset(h, 0, sizeof(*h));
-	h->msg_name = &p->sa[i];
-	h->msg_namelen = udp_to_sockaddr(&m->info.dst, m->info.dst.port,
-					 &p->sa[i]);
-	p->iov[i].iov_base = m->buf;
-	p->iov[i].iov_len = m->len;
-	h->msg_iov = &p->iov[i];
-	h->msg_iovlen = 1;
+	return true;
+}
 
-	tos = ecn == UET_ECN_NOT_ECT ? p->tos : (uint8_t)(p->dscp << 2 | ecn);
-	if (tos == p->tos)	/* the socket default: no cmsg to parse */
-		return 0;
-	h->msg_control = p->cbuf[i].buf;
-	h->msg_controllen = CMSG_SPACE(sizeof(int));
+/* May packet b ride in the GSO train that packet a starts, which has
+ * segs packets and bytes bytes so far? Same socket, destination and TOS,
+ * the size of a (only the last may be shorter). */
+static bool udp_tx_joins(const struct udp_port *p, const struct uet_net_msg *a,
+			 const struct uet_net_msg *b, unsigned segs,
+			 size_t bytes)
+{
+	size_t max = p->af == AF_INET ? UDP_MAX4 : UDP_MAX6;
+
+	return segs < UDP_GSO_SEGS && b->len <= a->len &&
+	       bytes == (size_t)segs * a->len && bytes + b->len <= max &&
+	       udp_tx_fd(p, &b->info) == udp_tx_fd(p, &a->info) &&
+	       b->info.dst.port == a->info.dst.port &&
+	       !memcmp(b->info.dst.ip, a->info.dst.ip, sizeof(a->info.dst.ip)) &&
+	       udp_tx_tos(p, b) == udp_tx_tos(p, a);
+}
+
+/* Message k of the vector: the packets msgs[0..segs) (one, or a GSO
+ * train), their iovecs from iov[]. */
+static void udp_tx_prep(struct udp_port *p, const struct uet_net_msg *msgs,
+			unsigned segs, unsigned k, struct iovec *iov)
+{
+	struct msghdr *h = &p->mm[k].msg_hdr;
+	uint8_t tos = udp_tx_tos(p, &msgs[0]);
+	struct cmsghdr *c;
+	size_t clen = 0;
+
+	memset(h, 0, sizeof(*h));
+	h->msg_name = &p->sa[k];
+	h->msg_namelen = udp_to_sockaddr(&msgs[0].info.dst,
+					 msgs[0].info.dst.port, &p->sa[k]);
+	for (unsigned i = 0; i < segs; i++) {
+		iov[i].iov_base = msgs[i].buf;
+		iov[i].iov_len = msgs[i].len;
+	}
+	h->msg_iov = iov;
+	h->msg_iovlen = segs;
+	p->segs[k] = segs;
+
+	h->msg_control = p->cbuf[k].buf;
+	h->msg_controllen = sizeof(p->cbuf[k].buf);
 	c = CMSG_FIRSTHDR(h);
-	c->cmsg_level = p->af == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
-	c->cmsg_type = p->af == AF_INET ? IP_TOS : IPV6_TCLASS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &(int){ tos }, sizeof(int));
-	return 0;
+	if (tos != p->tos) {	/* else the socket default: nothing to parse */
+		c->cmsg_level = p->af == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+		c->cmsg_type = p->af == AF_INET ? IP_TOS : IPV6_TCLASS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &(int){ tos }, sizeof(int));
+		clen += CMSG_SPACE(sizeof(int));
+		c = CMSG_NXTHDR(h, c);
+	}
+	if (segs > 1) {
+		uint16_t seg = (uint16_t)msgs[0].len;
+
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(seg));
+		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+		clen += CMSG_SPACE(sizeof(seg));
+	}
+	h->msg_controllen = clen;
+	if (!clen)
+		h->msg_control = NULL;
 }
 
 /* An error that means "this packet cannot get there", as a lost packet
@@ -512,42 +624,71 @@ static bool udp_refused(int err)
 	       err == EAFNOSUPPORT || err == EDESTADDRREQ;
 }
 
-/* The socket a packet leaves from (uet/udp.h). */
-static int udp_tx_fd(const struct udp_port *p, const struct uet_pkt_info *i)
+/* The kernel or the device cannot segment (no checksum offload, no
+ * UDP_SEGMENT): send packet by packet from now on. (EINVAL also means a
+ * packet longer than the path MTU: not a reason to stop.) */
+static bool udp_gso_unsupported(int err)
 {
-	if (i->home || !p->nspray)
-		return p->home_fd;
-	return p->spray_fd[i->entropy & (p->nspray - 1)];
+	return err == EIO || err == EOPNOTSUPP || err == ENOPROTOOPT;
+}
+
+/* One sendmmsg vector from msgs: messages of one socket, each a packet or
+ * a GSO train (gso). Sets *fd; returns the packets in it, or
+ * UET_ERR_INVAL when the first packet is refused. */
+static int udp_tx_vector(struct udp_port *p, const struct uet_net_msg *msgs,
+			 unsigned n, bool gso, int *fd, unsigned *nmsg)
+{
+	unsigned used = 0, k = 0, segs;
+	size_t bytes;
+
+	*fd = udp_tx_fd(p, &msgs[0].info);
+	while (k < p->batch && used < n && used < p->batch &&
+	       udp_tx_fd(p, &msgs[used].info) == *fd) {
+		if (!udp_tx_ok(p, &msgs[used]))
+			break;
+		segs = 1;
+		bytes = msgs[used].len;
+		while (gso && used + segs < n && used + segs < p->batch &&
+		       udp_tx_ok(p, &msgs[used + segs]) &&
+		       udp_tx_joins(p, &msgs[used], &msgs[used + segs], segs,
+				    bytes)) {
+			bytes += msgs[used + segs].len;
+			segs++;
+		}
+		udp_tx_prep(p, &msgs[used], segs, k, &p->iov[used]);
+		used += segs;
+		k++;
+	}
+	*nmsg = k;
+	return used ? (int)used : UET_ERR_INVAL;
 }
 
 static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 		    unsigned n)
 {
 	struct udp_port *p = udp_port(net);
-	unsigned taken = 0, skips = 0;
+	unsigned taken = 0, skips = 0, k, i;
+	bool gso = p->gso;
 
 	if (n > INT_MAX)
 		n = INT_MAX;
 	while (taken < n) {
 		/* A run of packets leaving from the same port, in order. */
-		int fd = udp_tx_fd(p, &msgs[taken].info), rc = 0, r, err;
-		unsigned cnt = 0;
+		int fd, cnt, r, err;
 
-		while (cnt < p->batch && taken + cnt < n &&
-		       udp_tx_fd(p, &msgs[taken + cnt].info) == fd) {
-			rc = udp_tx_prep(p, &msgs[taken + cnt], cnt);
-			if (rc)
-				break;
-			cnt++;
-		}
-		if (!cnt)
-			return taken ? (int)taken : rc;
+		cnt = udp_tx_vector(p, msgs + taken, n - taken, gso, &fd, &k);
+		if (cnt < 0)
+			return taken ? (int)taken : cnt;
 
-		r = sendmmsg(fd, p->mm, cnt, 0);
+		r = sendmmsg(fd, p->mm, k, 0);
 		if (r >= 0) {
-			taken += (unsigned)r;
-			p->st.sent += (unsigned)r;
-			if ((unsigned)r < cnt)	/* next call meets why */
+			for (i = 0; i < (unsigned)r; i++) {
+				taken += p->segs[i];
+				p->st.sent += p->segs[i];
+				if (p->segs[i] > 1)
+					p->st.gso_trains++;
+			}
+			if ((unsigned)r < k)	/* next call meets why */
 				break;
 			continue;
 		}
@@ -562,6 +703,17 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 		 * packet did not leave, try it again. */
 		if (err == ECONNREFUSED && ++skips <= UDP_ICMP_SKIPS)
 			continue;
+		if (p->segs[0] > 1) {
+			/* The train, not its packets: a path too narrow
+			 * for them is found packet by packet (this call);
+			 * a stack that cannot segment, for good. */
+			if (udp_gso_unsupported(err)) {
+				p->gso = false;
+				p->st.gso_off = (unsigned)err;
+			}
+			gso = false;
+			continue;
+		}
 		udp_err_addr(p->err, sizeof(p->err), "sendmmsg to",
 			     &msgs[taken].info.dst, msgs[taken].info.dst.port,
 			     err);
@@ -578,12 +730,13 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 }
 
 /* Packet i of the last recvmmsg, received by socket sock (0: home, s + 1:
- * spray socket s), into m. */
-static void udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
-			struct uet_net_msg *m, uet_time now)
+ * spray socket s), into m; returns the GRO segment size, 0 if none. */
+static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
+			  struct uet_net_msg *m, uet_time now)
 {
 	struct msghdr *h = &p->mm[i].msg_hdr;
 	struct cmsghdr *c;
+	size_t seg = 0;
 
 	memset(&m->info, 0, sizeof(m->info));
 	udp_from_sockaddr(&p->sa[i], &m->info.src);
@@ -615,26 +768,33 @@ static void udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 
 			memcpy(&d, CMSG_DATA(c), sizeof(d));
 			p->st.rx_dropped = d;
+		} else if (c->cmsg_level == SOL_UDP &&
+			   c->cmsg_type == UDP_GRO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			seg = v > 0 ? (size_t)v : 0;
 		}
 	}
+	return seg;
 }
 
-/* Up to n packets from one socket into msgs; returns the count, or
- * UET_ERR_IO when the socket failed before giving any. */
-static int udp_recv_sock(struct udp_port *p, unsigned sock,
-			 struct uet_net_msg *msgs, unsigned n, uet_time now)
+/* recvmmsg into cnt buffers of socket sock; returns the count (0: none
+ * ready), or UET_ERR_IO. */
+static int udp_recvmmsg(struct udp_port *p, unsigned sock, unsigned cnt,
+			uint8_t *const *bufs, const size_t *caps)
 {
 	int fd = sock ? p->spray_fd[sock - 1] : p->home_fd;
-	unsigned got = 0, skips = 0, i, cnt;
+	unsigned skips = 0, i;
 	int r, err;
 
-	while (got < n) {
-		cnt = n - got < p->batch ? n - got : p->batch;
+	for (;;) {
 		for (i = 0; i < cnt; i++) {
 			struct msghdr *h = &p->mm[i].msg_hdr;
 
-			p->iov[i].iov_base = msgs[got + i].buf;
-			p->iov[i].iov_len = msgs[got + i].cap;
+			p->iov[i].iov_base = bufs[i];
+			p->iov[i].iov_len = caps[i];
 			h->msg_name = &p->sa[i];
 			h->msg_namelen = sizeof(p->sa[i]);
 			h->msg_iov = &p->iov[i];
@@ -644,30 +804,125 @@ static int udp_recv_sock(struct udp_port *p, unsigned sock,
 			h->msg_flags = 0;
 		}
 		r = recvmmsg(fd, p->mm, cnt, MSG_DONTWAIT, NULL);
-		if (r < 0) {
-			err = errno;
-			if (err == EAGAIN || err == EWOULDBLOCK)
-				break;
-			if (err == EINTR)
-				continue;
-			/* An ICMP error nobody asked for: reading it
-			 * cleared it, so go on. */
-			if ((err == ECONNREFUSED || udp_unreachable(err)) &&
-			    ++skips <= UDP_ICMP_SKIPS)
-				continue;
-			snprintf(p->err, sizeof(p->err), "recvmmsg: %s",
-				 strerror(err));
-			if (got)
-				break;
-			return UET_ERR_IO;
+		if (r >= 0)
+			return r;
+		err = errno;
+		if (err == EAGAIN || err == EWOULDBLOCK)
+			return 0;
+		if (err == EINTR)
+			continue;
+		/* An ICMP error nobody asked for: reading it cleared it, so
+		 * go on. */
+		if ((err == ECONNREFUSED || udp_unreachable(err)) &&
+		    ++skips <= UDP_ICMP_SKIPS)
+			continue;
+		snprintf(p->err, sizeof(p->err), "recvmmsg: %s",
+			 strerror(err));
+		return UET_ERR_IO;
+	}
+}
+
+/* Hand out up to n packets of the coalesced datagrams read earlier. */
+static unsigned udp_gro_drain(struct udp_port *p, struct uet_net_msg *msgs,
+			      unsigned n)
+{
+	unsigned got = 0;
+
+	while (got < n && p->gro_count) {
+		struct udp_gro_slot *s = &p->gro_slot[p->gro_head];
+		struct uet_net_msg *m = &msgs[got++];
+		size_t len = s->len - s->off;
+
+		if (len > s->seg)
+			len = s->seg;
+		m->info = s->info;
+		m->len = len < m->cap ? len : m->cap;
+		if (len > m->cap)
+			p->st.truncated++;
+		memcpy(m->buf, s->data + s->off, m->len);
+		s->off += len;
+		p->st.received++;
+		if (s->spray)
+			p->st.spray_received++;
+		if (s->off >= s->len) {
+			p->gro_head = (p->gro_head + 1) % UDP_GRO_SLOTS;
+			p->gro_count--;
 		}
-		for (i = 0; i < (unsigned)r; i++)
-			udp_rx_fill(p, i, sock, &msgs[got + i], now);
-		got += (unsigned)r;
-		p->st.received += (unsigned)r;
-		if (sock)
-			p->st.spray_received += (unsigned)r;
-		if ((unsigned)r < cnt)
+	}
+	return got;
+}
+
+/* Read coalesced datagrams of socket sock into the free slots (all of
+ * them: called when every slot is drained); returns the count. */
+static int udp_gro_read(struct udp_port *p, unsigned sock, uet_time now)
+{
+	uint8_t *bufs[UDP_GRO_SLOTS];
+	size_t caps[UDP_GRO_SLOTS];
+	unsigned cnt = p->batch < UDP_GRO_SLOTS ? p->batch : UDP_GRO_SLOTS;
+	struct uet_net_msg m;
+	int r;
+
+	for (unsigned i = 0; i < cnt; i++) {
+		bufs[i] = p->gro_slot[i].data;
+		caps[i] = UDP_GRO_CAP;
+	}
+	r = udp_recvmmsg(p, sock, cnt, bufs, caps);
+	for (int i = 0; i < r; i++) {
+		struct udp_gro_slot *s = &p->gro_slot[i];
+		size_t seg = udp_rx_fill(p, (unsigned)i, sock, &m, now);
+
+		s->info = m.info;
+		s->len = m.len;
+		s->off = 0;
+		s->seg = seg && seg < m.len ? seg : m.len;
+		s->spray = sock != 0;
+		if (s->seg < s->len)
+			p->st.gro_trains++;
+		if (!s->len) {	/* a zero-length datagram is a packet too */
+			s->len = 1;
+			s->seg = 1;
+		}
+	}
+	p->gro_head = 0;
+	p->gro_count = r > 0 ? (unsigned)r : 0;
+	return r;
+}
+
+/* Up to n packets from one socket into msgs; returns the count, or
+ * UET_ERR_IO when the socket failed before giving any. */
+static int udp_recv_sock(struct udp_port *p, unsigned sock,
+			 struct uet_net_msg *msgs, unsigned n, uet_time now)
+{
+	uint8_t *bufs[UET_UDP_BATCH_MAX];
+	size_t caps[UET_UDP_BATCH_MAX];
+	unsigned got = 0, i, cnt;
+	int r;
+
+	while (got < n) {
+		if (p->gro) {
+			r = udp_gro_read(p, sock, now);
+			cnt = UDP_GRO_SLOTS;
+			if (r > 0)
+				got += udp_gro_drain(p, msgs + got, n - got);
+		} else {
+			cnt = n - got < p->batch ? n - got : p->batch;
+			for (i = 0; i < cnt; i++) {
+				bufs[i] = msgs[got + i].buf;
+				caps[i] = msgs[got + i].cap;
+			}
+			r = udp_recvmmsg(p, sock, cnt, bufs, caps);
+			for (i = 0; r > 0 && i < (unsigned)r; i++)
+				udp_rx_fill(p, i, sock, &msgs[got + i], now);
+			if (r > 0) {
+				got += (unsigned)r;
+				p->st.received += (unsigned)r;
+				if (sock)
+					p->st.spray_received += (unsigned)r;
+			}
+		}
+		if (r < 0)
+			return got ? (int)got : r;
+		if ((unsigned)r < cnt || p->gro_count)
 			break;
 	}
 	return (int)got;
@@ -682,16 +937,22 @@ static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 
 	if (n > INT_MAX)
 		n = INT_MAX;
+	/* Packets of a coalesced datagram read earlier go first. */
+	got = udp_gro_drain(p, msgs, n);
+	if (got == n)
+		return (int)got;
 	/* The home socket carries nearly everything: read it first. Spray
 	 * sockets get only answers to packets a peer could not place (NACKs
 	 * for unknown PDCs), so epoll is asked about them on every
 	 * UDP_SPRAY_POLL-th call that found home dry, not on every empty
 	 * poll: that syscall cost ~3 us per one-way on a busy-polled
 	 * ping-pong. */
-	r = udp_recv_sock(p, 0, msgs, n, now);
-	if (r < 0 || !p->nspray || (unsigned)r == n)
-		return r;
-	got = (unsigned)r;
+	r = udp_recv_sock(p, 0, msgs + got, n - got, now);
+	if (r < 0)
+		return got ? (int)got : r;
+	got += (unsigned)r;
+	if (!p->nspray || got == n || p->gro_count)
+		return (int)got;
 	if (got || p->dry_polls++ % UDP_SPRAY_POLL)
 		return (int)got;
 	ne = epoll_wait(p->ep_fd, p->ev, (int)p->nspray + 1, 0);
@@ -704,6 +965,8 @@ static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 		if (r < 0)
 			return got ? (int)got : r;
 		got += (unsigned)r;
+		if (p->gro_count)
+			break;
 	}
 	return (int)got;
 }

@@ -192,6 +192,7 @@ Test(ack, rud_sprays_entropy)
 	unsigned i, distinct = 0;
 
 	c.entropy_count = 16;
+	c.entropy_run = 1;
 	t_init(2, &c, NULL);
 	t_send(0, 1, 32 * T_SEG);
 	t_run_done(T_LIMIT);
@@ -204,6 +205,29 @@ Test(ack, rud_sprays_entropy)
 		seen[e] = true;
 	}
 	cr_assert_eq(distinct, 16, "RUD used %u of 16 paths", distinct);
+}
+
+/* Runs of entropy_run packets per value (one GSO train each), values in
+ * turn. */
+Test(ack, rud_entropy_runs)
+{
+	struct uet_fep_config c = t_cfg();
+	uint16_t first = 0, e;
+	unsigned i;
+
+	c.entropy_count = 16;
+	c.entropy_run = 4;
+	t_init(2, &c, NULL);
+	t_send(0, 1, 32 * T_SEG);
+	t_run_done(T_LIMIT);
+	for (i = 0; i < 32; i++) {
+		e = t_nth(0, UET_PDS_RUD_REQ, i)->pi.entropy;
+		if (!i)
+			first = e;
+		cr_assert_eq(e, (first + i / 4) % 16,
+			     "packet %u on entropy %u, run of 4 from %u", i,
+			     e, first);
+	}
 }
 
 Test(ack, duplicate_gets_default_response)

@@ -40,11 +40,13 @@ static bool same_ip(const struct uet_addr *a, const struct uet_addr *b)
 
 Test(addr, syn_from_home_then_sprayed)
 {
+	struct uet_fep_config c = t_cfg();
 	size_t i, syn = 0, sprayed = 0, acks = 0;
 	static bool ports[65536];
 	unsigned distinct = 0;
 
-	t_init(2, NULL, NULL);
+	c.entropy_run = 1;	/* every packet on the next value */
+	t_init(2, &c, NULL);
 	nrxl = 0;
 	T.h.on_rx = rx_log;
 	t_send(0, 1, 80 * T_SEG);

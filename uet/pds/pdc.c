@@ -321,7 +321,11 @@ uint16_t uet_pdc_entropy(struct uet_pds *pds, struct uet_pdc *pdc)
 	uint16_t v = pdc->entropy;
 
 	/* ROD keeps one path so packets arrive in order (§2). */
-	if (!pdc->rod)
+	if (pdc->rod)
+		return v;
+	if (++pdc->entropy_used >= pds->cfg.entropy_run) {
+		pdc->entropy_used = 0;
 		pdc->entropy = (uint16_t)((v + 1u) % pds->cfg.entropy_count);
+	}
 	return v;
 }

@@ -55,6 +55,7 @@ struct uet_pdc {
 	bool tx_want;			/* SES said it has packets for us */
 	bool close_wanted;		/* CLOSE once drained (CLOSE_REQ) */
 	uint16_t entropy;		/* next entropy (RUD), the one (ROD) */
+	uint16_t entropy_used;		/* RUD: packets sent on it so far */
 	uint32_t close_psn;		/* CLOSE (target: acknowledged) */
 	uint32_t cr_psn;		/* initiator: CLOSE_REQ to ACK */
 	uet_time last_act;		/* last packet sent or received */
@@ -127,7 +128,8 @@ void uet_pdc_want_retx(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_pdc_want_tx(struct uet_pds *pds, struct uet_pdc *pdc);
 
 /* Entropy of the next packet: sprayed over cfg.entropy_count values for
- * RUD, one value per PDC for ROD (pds-behaviour §2). */
+ * RUD, cfg.entropy_run packets on each in turn; one value per PDC for ROD
+ * (pds-behaviour §2). */
 uint16_t uet_pdc_entropy(struct uet_pds *pds, struct uet_pdc *pdc);
 
 #endif

@@ -51,7 +51,8 @@
  *   ahead is dropped, and NACKed ROD_OOO (payload = expected PSN) once per
  *   expected PSN; the initiator rewinds once per expected PSN.
  * - Entropy: RUD sprays round robin over cfg.entropy_count values from a
- *   random start per PDC (a resend takes the next one); ROD keeps one.
+ *   random start per PDC, cfg.entropy_run packets (resends included) on
+ *   each before the next; ROD keeps one.
  *   The SYN phase leaves from the home port whatever the value. ACKs and
  *   NACKs echo the request's entropy as received: its raw source port.
  * - Close: the initiator after cfg.pdc_idle with nothing in flight and
