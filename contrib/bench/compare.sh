@@ -1,33 +1,60 @@
 #!/bin/sh
 # contrib/bench/compare.sh: uet next to libfabric's tcp and udp;ofi_rxd on
-# loopback, in one run: latency from Debian's fi_pingpong (average) and
-# from pp_median.c beside this script (median), bandwidth from our ft_bw.
+# loopback, or across a veth between two network namespaces, in one run:
+# latency from Debian's fi_pingpong (average) and from pp_median.c beside
+# this script (median), bandwidth from our ft_bw.
 # See contrib/bench/README.md.
 #
-# usage: compare.sh [-b BUILDDIR] [-q] [-r REPS]
+# usage: compare.sh [-b BUILDDIR] [-q] [-r REPS] [-n [-m MTUS]]
 #   -b BUILDDIR  build directory holding fabtests/ft_bw and prov/uet/.libs
 #                (default: $top_builddir, else the current directory)
 #   -q           quick: one run per number, fewer iterations (noisier)
 #   -r REPS      runs per number, the best one kept (default 2, -q 1):
 #                more on a loaded host, where a preempted process spoils
 #                a run's average
+#   -n, --netns  not on loopback but across a plain veth between two
+#                network namespaces (contrib/netns/testbed.sh; root):
+#                servers in NAME-a, clients in NAME-b, tables per MTU
+#   -m MTUS      the veth's MTUs, comma-separated (default 1500,9000);
+#                implies -n
 set -u
 
 builddir=${top_builddir:-.}
 quick=false
 want_reps=
-while getopts b:qr:h opt; do
+netns=false
+mtus=1500,9000
+# getopts knows no long options: --netns is -n.
+n=$#
+while [ "$n" -gt 0 ]; do
+	a=$1
+	shift
+	[ "$a" = --netns ] && a=-n
+	[ "$a" = --help ] && a=-h
+	set -- "$@" "$a"
+	n=$((n - 1))
+done
+while getopts b:qr:nm:h opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
 	q) quick=true ;;
 	r) want_reps=$OPTARG ;;
-	*) sed -n '2,13p' "$0"; exit 2 ;;
+	n) netns=true ;;
+	m) netns=true; mtus=$OPTARG ;;
+	*) sed -n '2,19p' "$0"; exit 2 ;;
 	esac
 done
 case $want_reps in
 '') ;;
 *[!0-9]* | 0) echo "compare.sh: -r wants a positive number" >&2; exit 2 ;;
 esac
+mtus=$(echo "$mtus" | tr , ' ')
+for m in $mtus; do
+	case $m in
+	*[!0-9]*) echo "compare.sh: -m wants MTUs such as 1500,9000" >&2; exit 2 ;;
+	esac
+done
+[ -n "$mtus" ] || { echo "compare.sh: -m wants at least one MTU" >&2; exit 2; }
 builddir=$(cd "$builddir" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd) || exit 2
 ftbw=$builddir/fabtests/ft_bw
@@ -45,13 +72,9 @@ if [ -z "${FI_PROVIDER_PATH:-}" ] && [ -d "$builddir/prov/uet/.libs" ]; then
 	FI_PROVIDER_PATH=$builddir/prov/uet/.libs
 	export FI_PROVIDER_PATH
 fi
-# fi_pingpong has no source-address option: keep every provider on lo.
-FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
-export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
 
 provs="uet tcp udp;ofi_rxd"
 sizes="64 256 1024 4096 65536 1048576"
-addr=127.0.0.1
 tmo=60
 # Each number is the best of $reps runs (lowest latency, highest
 # bandwidth): a loaded host or a retransmission timer can spoil one run.
@@ -66,13 +89,56 @@ med_sizes="64 256 1024 4096 65536"
 [ -n "$want_reps" ] && reps=$want_reps
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+tb=$here/../netns/testbed.sh
+tbname=
+cleanup() {
+	[ -z "$tbname" ] || "$tb" down "$tbname" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 
-# One file per (provider, metric, size) holding one value per run.
+# Where the servers (a) and the clients (b) run: here on lo, or in the two
+# namespaces of a testbed made for this run (unique name, removed at exit).
+if $netns; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "compare.sh: -n needs root (network namespaces)" >&2
+		exit 2
+	fi
+	tbname=cmp$$x$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+	if ! "$tb" up "$tbname" >"$tmp/up.log" 2>&1; then
+		sed 's/^/compare.sh: /' "$tmp/up.log" >&2
+		exit 1
+	fi
+	srv=$("$tb" addr "$tbname" a)
+	cli=$("$tb" addr "$tbname" b)
+	iface=tb0
+else
+	srv=127.0.0.1
+	cli=127.0.0.1
+	iface=lo
+fi
+# fi_pingpong has no source-address option: keep every provider on $iface.
+FI_TCP_IFACE=$iface FI_UDP_IFACE=$iface FI_UET_IFACE=$iface
+export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
+
+on() { # a|b CMD [ARGS...]: run CMD on that side
+	side=$1
+	shift
+	if [ -n "$tbname" ]; then
+		"$tb" exec "$tbname" "$side" "$@"
+	else
+		"$@"
+	fi
+}
+
+# One file per (place, provider, metric, size) holding one value per run;
+# $where is the place being measured (lo, or the veth's MTU).
+where=lo
 key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
-put() { echo "$4" >>"$tmp/$(key "$1").$2.$3"; }
+put() { echo "$4" >>"$tmp/$where.$(key "$1").$2.$3"; }
 get() { # PROV lat|med|bw SIZE: the best value
-	f="$tmp/$(key "$1").$2.$3"
+	f="$tmp/$where.$(key "$1").$2.$3"
 	[ -s "$f" ] || { echo n/a; return; }
 	if [ "$2" != bw ]; then
 		sort -g "$f" | head -n 1
@@ -88,7 +154,8 @@ pick_port() {
 	while :; do
 		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 		p=$((20000 + p % 40000))
-		if ! $have_ss || [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then
+		if ! $have_ss ||
+		   [ -z "$(on a ss -Htan "sport = :$p" 2>/dev/null)" ]; then
 			echo "$p"
 			return
 		fi
@@ -101,14 +168,15 @@ pick_port() {
 pingpong() {
 	for _ in 1 2 3 4 5; do
 		port=$(pick_port)
-		timeout $tmo fi_pingpong -p "$1" -e rdm -B "$port" -S "$2" \
-			-I "$3" >"$tmp/pp.server" 2>&1 &
+		on a timeout $tmo fi_pingpong -p "$1" -e rdm -B "$port" \
+			-S "$2" -I "$3" >"$tmp/pp.server" 2>&1 &
 		spid=$!
 		up=false
 		for i in $(seq 1 100); do
 			kill -0 "$spid" 2>/dev/null || break
 			if $have_ss; then
-				[ -n "$(ss -Htln "sport = :$port" 2>/dev/null)" ] &&
+				[ -n "$(on a ss -Htln "sport = :$port" \
+					2>/dev/null)" ] &&
 					{ up=true; break; }
 			elif [ "$i" -ge 10 ]; then
 				up=true
@@ -120,8 +188,8 @@ pingpong() {
 		wait "$spid"
 	done
 	$up || return
-	timeout $tmo fi_pingpong -p "$1" -e rdm -P "$port" -S "$2" -I "$3" \
-		"$addr" >"$tmp/pp.client" 2>&1
+	on b timeout $tmo fi_pingpong -p "$1" -e rdm -P "$port" -S "$2" \
+		-I "$3" "$srv" >"$tmp/pp.client" 2>&1
 	crc=$?
 	wait "$spid"
 	[ $crc = 0 ] || return
@@ -172,10 +240,10 @@ median() { # PROV
 	list=$(echo "$med_sizes" | tr ' ' ,)
 	for _ in $(seq 1 $reps); do
 		d=$(mktemp -d "$tmp/pm.XXXXXX")
-		timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
+		on a timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
 			-I $med_iters >"$d/server" 2>&1 &
 		spid=$!
-		timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
+		on b timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
 			-I $med_iters -c >"$d/client" 2>&1
 		wait "$spid"
 		# size median p10 p90 mean
@@ -195,11 +263,11 @@ bandwidth() { # PROV
 bandwidth_once() { # PROV
 	d=$(mktemp -d "$tmp/bw.XXXXXX")
 	list=$(echo "$sizes" | tr ' ' ,)
-	timeout $tmo "$ftbw" -p "$1" -s "$addr" -f "$d/port" -T 30 \
-		>"$d/server" 2>&1 &
+	on a timeout $tmo "$ftbw" -p "$1" -s "$srv" -B "$srv" -f "$d/port" \
+		-T 30 >"$d/server" 2>&1 &
 	spid=$!
-	timeout $tmo "$ftbw" -p "$1" -s "$addr" -f "$d/port" -T 30 -S "$list" \
-		-I $bw_iters -w 32 "$addr" >"$d/client" 2>&1
+	on b timeout $tmo "$ftbw" -p "$1" -s "$cli" -f "$d/port" -T 30 \
+		-S "$list" -I $bw_iters -w 32 "$srv" >"$d/client" 2>&1
 	wait "$spid"
 	# bytes msgs window ms MB/s Kmsg/s
 	awk '$1 ~ /^[0-9]+$/ { print $1, $5 }' "$d/client" |
@@ -209,17 +277,31 @@ bandwidth_once() { # PROV
 }
 
 start=$(date +%s)
+# Asked where the servers run: the IFACE variables name that side's device.
+avail=
 for p in $provs; do
-	if fi_info -p "$p" -t FI_EP_RDM >/dev/null 2>&1; then
-		echo "# measuring $p ..." >&2
-		latency "$p"
-		median "$p"
-		bandwidth "$p"
-		echo "$p: $(fi_info -p "$p" -t FI_EP_RDM 2>/dev/null |
+	if on a fi_info -p "$p" -t FI_EP_RDM >/dev/null 2>&1; then
+		avail="$avail $p"
+		echo "$p: $(on a fi_info -p "$p" -t FI_EP_RDM 2>/dev/null |
 			awk '/provider:/ { print $2; exit }')" >>"$tmp/found"
 	else
 		echo "$p: not available (fi_info -p '$p' finds nothing)" >>"$tmp/found"
 	fi
+done
+
+places=lo
+$netns && places=$mtus
+for where in $places; do
+	if $netns; then
+		"$tb" mtu "$tbname" "$where" || exit 1
+		echo "# veth MTU $where" >&2
+	fi
+	for p in $avail; do
+		echo "# measuring $p ..." >&2
+		latency "$p"
+		median "$p"
+		bandwidth "$p"
+	done
 done
 
 ratio() {
@@ -242,11 +324,20 @@ table() { # METRIC TITLE [SIZES]
 	done
 }
 
-echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+if $netns; then
+	place="veth between namespaces $tbname-a ($srv, servers) and $tbname-b ($cli, clients), MTU $(echo "$mtus" | sed 's/ /, /g')"
+else
+	place="loopback ($srv)"
+fi
+echo "# $place, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 sed 's/^/# /' "$tmp/found"
-table lat "latency: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
-table med "latency: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
-table bw "bandwidth: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
+for where in $places; do
+	pname=loopback
+	$netns && pname="veth MTU $where"
+	table lat "latency on $pname: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
+	table med "latency on $pname: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
+	table bw "bandwidth on $pname: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
+done
 echo
 echo "# best of $reps runs each; uet/tcp and uet/rxd divide the uet column by the other"
 [ -n "$ppm" ] ||

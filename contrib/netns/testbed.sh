@@ -9,6 +9,7 @@
 #   testbed.sh exec NAME a|b CMD [ARGS...]  run CMD inside NAME-a or NAME-b
 #   testbed.sh addr NAME a|b                print that side's IPv4 address
 #   testbed.sh stats NAME                   impairment counters of the link
+#   testbed.sh mtu NAME BYTES               set the MTU of tb0 on both sides
 #   testbed.sh list                         testbeds that are up
 #
 # e.g. testbed.sh up t1 loss 5% reorder 25% 50% duplicate 1% delay 1ms
@@ -25,6 +26,7 @@
 # without sch_netem; "auto" (default) picks netem when the kernel has it.
 #
 # Environment: TESTBED_NET (10.250.0), TESTBED_IMPAIR (auto),
+# TESTBED_MTU (the MTU of tb0 after up; default: the device's own, 1500),
 # TESTBED_MAX_SECONDS (3600: the relay stops by itself after that),
 # TESTBED_STATE_DIR (/run/uet-testbed: pid, log and stats of each testbed).
 #
@@ -40,9 +42,10 @@ net6=fd00:250:
 impair_mode=${TESTBED_IMPAIR:-auto}
 max_seconds=${TESTBED_MAX_SECONDS:-3600}
 state_root=${TESTBED_STATE_DIR:-/run/uet-testbed}
+up_mtu=${TESTBED_MTU:-}
 
 usage() {
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -101,6 +104,20 @@ relay_pid() { # STATE_DIR: the relay's pid if it is still that relay
 	echo "$pid"
 }
 
+check_mtu() {
+	case $1 in
+	'' | *[!0-9]*) die "bad MTU '$1' (a number of bytes)" ;;
+	esac
+}
+
+# Set tb0's MTU in NETNS and read it back: the kernel may clamp it.
+set_mtu() { # NETNS BYTES
+	ip -n "$1" link set "$dev" mtu "$2" || return 1
+	got=$(ip -n "$1" -o link show "$dev" |
+		sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+	[ "$got" = "$2" ] || { echo "testbed: $1 $dev has MTU '$got'" >&2; return 1; }
+}
+
 # ---- up ----
 
 up_name=
@@ -137,6 +154,7 @@ cmd_up() {
 	name=$1
 	shift
 	check_name "$name"
+	[ -z "$up_mtu" ] || check_mtu "$up_mtu"
 	need_root
 	sd=$state_root/$name
 	if [ -e "$sd" ] || ns_exists "$name-a" || ns_exists "$name-b"; then
@@ -212,6 +230,9 @@ cmd_up() {
 		# IPv6 is a bonus: a namespace may have it disabled.
 		ip -n "$name-$s" -6 addr add "$net6:$n/64" dev "$dev" nodad \
 			2>/dev/null || echo "testbed: no IPv6 in $name-$s" >&2
+		if [ -n "$up_mtu" ]; then
+			set_mtu "$name-$s" "$up_mtu" || die "MTU $up_mtu in $name-$s"
+		fi
 		ip -n "$name-$s" link set "$dev" up || die "$dev up in $name-$s"
 		if [ "$mode" = netem ]; then
 			err=$(ip netns exec "$name-$s" tc qdisc add dev "$dev" \
@@ -222,7 +243,7 @@ cmd_up() {
 	echo "$mode" >"$sd/mode"
 	up_done=true
 	echo "testbed $name: $name-a $dev $net.1/24 <-> $name-b $dev" \
-	     "$net.2/24; $how"
+	     "$net.2/24; $how${up_mtu:+; MTU $up_mtu}"
 }
 
 # ---- down ----
@@ -251,7 +272,19 @@ cmd_down() {
 	return $rc
 }
 
-# ---- exec, addr, stats, list ----
+# ---- exec, addr, stats, mtu, list ----
+
+cmd_mtu() {
+	[ $# -eq 2 ] || usage
+	name=$1
+	check_name "$name"
+	check_mtu "$2"
+	need_root
+	for s in a b; do
+		ns_exists "$name-$s" || die "no namespace $name-$s (testbed.sh up $name)"
+		set_mtu "$name-$s" "$2" || die "cannot set MTU $2 on $dev in $name-$s"
+	done
+}
 
 cmd_exec() {
 	[ $# -ge 3 ] || usage
@@ -322,6 +355,7 @@ down) cmd_down "$@" ;;
 exec) cmd_exec "$@" ;;
 addr) [ $# -eq 2 ] || usage; side_addr "$2" ;;
 stats) cmd_stats "$@" ;;
+mtu) cmd_mtu "$@" ;;
 list) cmd_list ;;
 -h | --help | help) usage ;;
 *) usage ;;

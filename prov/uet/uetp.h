@@ -150,6 +150,7 @@ struct uetp_env {
 	int rudi;			/* FI_UET_RUDI */
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
 	int udp_gso;			/* FI_UET_UDP_GSO */
+	int window;			/* FI_UET_WINDOW, 0 = engine default */
 };
 
 extern struct uetp_env uetp_env;

@@ -342,6 +342,8 @@ static void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	}
 	if (uetp_env.max_retx)
 		c->max_retx = (unsigned)uetp_env.max_retx;
+	if (uetp_env.window)
+		c->window = (unsigned)uetp_env.window;
 	c->rndv_threshold = uetp_env.rndv_threshold;
 	c->entropy_count = (uint16_t)(1u << ep->entropy_bits);
 	/* connectionless: FI_EP_DGRAM sends UUD datagrams (uetp_dgram.c),

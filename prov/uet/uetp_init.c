@@ -176,6 +176,9 @@ static void uetp_define_params(void)
 		"(sched_yield), so a peer process or the kernel's packet "
 		"work sharing the CPU runs; -1 = never yield (default: %d)",
 		UETP_DEFAULT_POLL_SPIN_US);
+	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
+		"Packets in flight per PDC (the fixed congestion window) "
+		"(default: 0 = engine default, %u)", d.window);
 	fi_param_define(&uetp_prov, "udp_gso", FI_PARAM_BOOL,
 		"Send runs of equal-size packets of one entropy as one "
 		"UDP_SEGMENT message and accept coalesced receives "
@@ -217,6 +220,7 @@ static void uetp_read_params(void)
 	uetp_env_size("unexp_max", 0, SIZE_MAX, &uetp_env.unexp_max);
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
+	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	if (uetp_env.impair && uetp_impair_parse(uetp_env.impair, &icfg)) {
 		FI_WARN(&uetp_prov, FI_LOG_CORE,
 			"FI_UET_IMPAIR=\"%s\" not understood, ignored\n",

@@ -1,0 +1,395 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# contrib/netns/run-veth.sh: uet next to tcp across a plain veth between
+# two network namespaces (testbed.sh, no impairment), at MTU 1500 and
+# 9000. For each MTU:
+#   - Debian's fi_pingpong -p uet -e rdm, every size (-S all) with its
+#     data check (-c): it must complete;
+#   - ft_bw at 64 KiB and 1 MiB, uet and tcp in the same run: uet must
+#     reach VETH_MIN_RATIO of tcp's MB/s at 64 KiB (1 MiB is printed, not
+#     checked);
+#   - the same 64 KiB comparison with server and client pinned to one CPU
+#     (taskset), so that the busy-polling peers share it: uet once stalled
+#     one scheduler tick per window there;
+#   - below MTU 9000, fi_pingpong with FI_UET_MTU=9000: uet clamps its
+#     packets to the link and says so once in the log.
+# In a sanitizer build (ASan/UBSan slow uet, not libfabric's tcp) the runs
+# must still complete, but the ratio is printed, not held.
+# The checks are ratios, never absolute times: the host sets the speed,
+# and both providers run on the same host in the same minute. Each MB/s
+# is the best of VETH_REPS runs (2), uet and tcp taking turns: one
+# preemption on a busy host spoils a single run.
+#
+#   VETH_MIN_RATIO  least uet/tcp MB/s at 64 KiB (default 0.5)
+#   VETH_MTUS       the MTUs, in turn on the same veth (default "1500 9000")
+#   VETH_REPS       runs per number, the best one kept (default 2)
+#   VETH_BW_ITERS   ft_bw -I: windows of 32 messages at 64 KiB (default 100;
+#                   1 MiB moves the same bytes)
+#   VETH_TIMEOUT    seconds allowed to one program (default 30)
+#   VETH_BUDGET     seconds for the whole run (default 170): a program gets
+#                   at most what is left of it
+#   VETH_VERBOSE=1  print every log, not only those of failures
+#
+# Server in NAME-a (10.250.0.1), client in NAME-b (10.250.0.2); the
+# providers stay on tb0 (FI_UET_IFACE, FI_TCP_IFACE). uet is loaded from
+# $top_builddir/prov/uet/.libs unless FI_PROVIDER_PATH is set.
+#
+# Exit: 0 all passed, 1 something failed, 77 SKIP (not root, no network
+# namespaces or veth, uet or tcp not available).
+set -u
+
+min_ratio=${VETH_MIN_RATIO:-0.5}
+mtus=${VETH_MTUS:-1500 9000}
+reps=${VETH_REPS:-2}
+bw_iters=${VETH_BW_ITERS:-100}
+tmo=${VETH_TIMEOUT:-30}
+budget=${VETH_BUDGET:-170}
+verbose=${VETH_VERBOSE:-0}
+here=$(cd "$(dirname "$0")" && pwd)
+top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+bindir=$top_builddir/fabtests
+tb=$here/testbed.sh
+dev=tb0
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+case $min_ratio in
+'' | *[!0-9.]* | *.*.*) echo "FAIL: VETH_MIN_RATIO=$min_ratio is not a number"; exit 1 ;;
+esac
+for v in "$reps" "$bw_iters" "$tmo" "$budget"; do
+	case $v in
+	'' | *[!0-9]* | 0) echo "FAIL: VETH_REPS, VETH_BW_ITERS, VETH_TIMEOUT" \
+		"and VETH_BUDGET want positive numbers"; exit 1 ;;
+	esac
+done
+
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+command -v ip >/dev/null 2>&1 || skip "the iproute2 'ip' command is not installed"
+ip netns list >/dev/null 2>&1 || skip "'ip netns' does not work here"
+command -v timeout >/dev/null 2>&1 || skip "timeout(1) not found"
+for t in fi_info fi_pingpong; do
+	command -v $t >/dev/null 2>&1 ||
+		skip "$t not found (Debian package libfabric-bin)"
+done
+if [ ! -x "$bindir/ft_bw" ]; then
+	echo "FAIL: $bindir/ft_bw not built (make check builds it)"
+	exit 1
+fi
+
+if [ -z "${FI_PROVIDER_PATH:-}" ]; then
+	FI_PROVIDER_PATH=$top_builddir/prov/uet/.libs
+	export FI_PROVIDER_PATH
+fi
+. "$top_srcdir/contrib/tool-env.sh"
+# Debian's tools need the sanitizer runtimes to load a sanitized uet:
+# "VAR=value ..." or nothing, split into words where it is used.
+tool_env=$(uet_tool_env)
+
+# The endpoints live on tb0 of their namespace (fi_pingpong has no
+# address option; ft_bw gets -s too).
+FI_TCP_IFACE=$dev FI_UDP_IFACE=$dev FI_UET_IFACE=$dev
+export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
+
+name=ftveth$$x$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_veth.XXXXXX") || exit 1
+cleanup() {
+	"$tb" down "$name" >/dev/null 2>&1	# idempotent
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+"$tb" up "$name" >"$tmp/up.log" 2>&1
+rc=$?
+if [ $rc = 77 ]; then
+	sed 's/^testbed: //' "$tmp/up.log"
+	exit 77
+elif [ $rc != 0 ]; then
+	echo "FAIL: testbed.sh up $name"
+	sed 's/^/    /' "$tmp/up.log"
+	exit 1
+fi
+A=$("$tb" addr "$name" a)
+B=$("$tb" addr "$name" b)
+
+# Asked where the programs will run: the IFACE variables name tb0.
+for p in uet tcp; do
+	# shellcheck disable=SC2086
+	timeout 60 "$tb" exec "$name" a env $tool_env \
+		fi_info -p $p -t FI_EP_RDM >/dev/null 2>&1 ||
+		skip "provider '$p' not available on $dev: 'fi_info -p $p" \
+		     "-t FI_EP_RDM' found nothing (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)"
+done
+
+# Both peers on one CPU: the first this script may use (often 0).
+cpu=
+if command -v taskset >/dev/null 2>&1; then
+	cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[^0-9].*//')
+fi
+have_ss=false
+"$tb" exec "$name" a ss -Htln >/dev/null 2>&1 && have_ss=true
+
+npass=0
+nfail=0
+nskip=0
+summary=
+start=$(date +%s)
+
+# Seconds for the next program: VETH_TIMEOUT, or what the budget has left.
+ptmo() {
+	left=$((budget - ($(date +%s) - start)))
+	t=$tmo
+	[ "$left" -lt "$t" ] && t=$left
+	echo "$t"
+}
+
+result() { # NAME STATUS [T0]
+	case $2 in
+	PASS*) npass=$((npass + 1)) ;;
+	SKIP*) nskip=$((nskip + 1)) ;;
+	*) nfail=$((nfail + 1)) ;;
+	esac
+	echo "$2: $1${3:+ ($(($(date +%s) - $3)) s)}"
+}
+
+logs() { # DIR...
+	for d in "$@"; do
+		for f in "$d"/*.log; do
+			[ -f "$f" ] || continue
+			echo "    --- $(basename "$d")/$(basename "$f")"
+			sed 's/^/        /' "$f"
+		done
+	done
+}
+
+# A free port in NAME-a: the namespace is ours, but a port of an earlier
+# run may linger.
+pick_port() {
+	while :; do
+		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+		p=$((20000 + p % 40000))
+		if ! $have_ss || [ -z "$("$tb" exec "$name" a ss -Htan \
+		     "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+# fi_pingpong, uet, server in a: it takes a fixed port, so the client
+# starts once the server listens.
+check_pingpong() { # MTU
+	pname="fi_pingpong -p uet -e rdm -S all -I 10 -c, MTU $1"
+	d=$(mktemp -d "$tmp/pp.XXXXXX")
+	t=$(ptmo)
+	if [ "$t" -lt 10 ]; then
+		result "$pname" "FAIL (not run: the ${budget} s budget is spent)"
+		return
+	fi
+	t0=$(date +%s)
+	port=$(pick_port)
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env fi_pingpong \
+		-p uet -e rdm -B "$port" -S all -I 10 -c >"$d/server.log" 2>&1 &
+	spid=$!
+	i=0
+	while [ $i -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
+		if $have_ss; then
+			[ -n "$("$tb" exec "$name" a ss -Htln "sport = :$port" \
+				2>/dev/null)" ] && break
+		elif [ $i -ge 10 ]; then
+			break
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env fi_pingpong \
+		-p uet -e rdm -P "$port" -S all -I 10 -c "$A" \
+		>"$d/client.log" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
+	rows=$(awk '$1 ~ /^[0-9]/ && NF == 8 { n++; last = $1 }
+		END { if (n) printf "%d sizes, 0 to %s bytes", n, last }' \
+		"$d/client.log")
+	if [ $crc = 0 ] && [ $src = 0 ] && [ -n "$rows" ]; then
+		result "$pname" PASS "$t0"
+		echo "    $rows, 10 round trips each, data checked"
+		[ "$verbose" = 1 ] && logs "$d"
+	else
+		result "$pname" "FAIL (server exit $src, client exit $crc; 124 = timeout)" "$t0"
+		logs "$d"
+	fi
+}
+
+# FI_UET_MTU=9000 on a link of MTU 1500: uet sends what the link carries
+# and says so once, instead of packets the link refuses (which ended in
+# "peer unreachable" once).
+check_mtu_clamp() {
+	pname="FI_UET_MTU=9000 over MTU $1: fi_pingpong 1 MiB, clamped and said"
+	d=$(mktemp -d "$tmp/clamp.XXXXXX")
+	t=$(ptmo)
+	if [ "$t" -lt 10 ]; then
+		result "$pname" "FAIL (not run: the ${budget} s budget is spent)"
+		return
+	fi
+	t0=$(date +%s)
+	port=$(pick_port)
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env FI_UET_MTU=9000 \
+		FI_LOG_LEVEL=warn fi_pingpong -p uet -e rdm -B "$port" \
+		-S 1048576 -I 5 -c >"$d/server.log" 2>&1 &
+	spid=$!
+	sleep 1
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env FI_UET_MTU=9000 \
+		FI_LOG_LEVEL=warn fi_pingpong -p uet -e rdm -P "$port" \
+		-S 1048576 -I 5 -c "$A" >"$d/client.log" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	said=$(grep -c "FI_UET_MTU=9000 does not fit interface $dev (MTU $1)" \
+		"$d/client.log")
+	if [ $crc = 0 ] && [ $src = 0 ] && [ "$said" = 1 ]; then
+		result "$pname" PASS "$t0"
+	else
+		result "$pname" "FAIL (server exit $src, client exit $crc," \
+			"warning said $said times, want 1)" "$t0"
+		logs "$d"
+	fi
+}
+
+# One ft_bw pair: appends "SIZE MB/s" lines to $tmp/KEY.PROV.SIZE;
+# returns non-zero (and leaves its logs in $tmp/bad) when it fails.
+bw_once() { # KEY PROV SIZES [taskset -c CPU]
+	key=$1
+	prov=$2
+	sizes=$3
+	shift 3
+	d=$(mktemp -d "$tmp/bw.XXXXXX")
+	t=$(ptmo)
+	if [ "$t" -lt 10 ]; then
+		echo "not run: the ${budget} s budget is spent" >"$d/budget.log"
+		echo "$d" >>"$tmp/bad.$key"
+		return 1
+	fi
+	timeout -k 5 "$t" "$tb" exec "$name" a "$@" "$bindir/ft_bw" \
+		-p "$prov" -s "$A" -B "$A" -f "$d/port" -T $((t - 5)) \
+		>"$d/server.log" 2>&1 &
+	spid=$!
+	timeout -k 5 "$t" "$tb" exec "$name" b "$@" "$bindir/ft_bw" \
+		-p "$prov" -s "$B" -f "$d/port" -T $((t - 5)) -S "$sizes" \
+		-w 32 -I "$bw_iters" "$A" >"$d/client.log" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ $crc != 0 ] || [ $src != 0 ]; then
+		echo "$prov: server exit $src, client exit $crc (124 = timeout)" \
+			>"$d/status.log"
+		echo "$d" >>"$tmp/bad.$key"
+		return 1
+	fi
+	[ "$verbose" = 1 ] && echo "$d" >>"$tmp/good.$key"
+	# bytes msgs window ms MB/s Kmsg/s
+	awk '$1 ~ /^[0-9]+$/ && NF == 6 { print $1, $5 }' "$d/client.log" |
+	while read -r s v; do
+		echo "$v" >>"$tmp/$key.$prov.$s"
+	done
+	return 0
+}
+
+best() { # KEY PROV SIZE: the highest MB/s, or n/a
+	f=$tmp/$1.$2.$3
+	if [ -s "$f" ]; then sort -g "$f" | tail -n 1; else echo n/a; fi
+}
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "n/a" || b == "n/a" || b + 0 == 0) print "n/a"
+		else printf "%.2f", a / b }'
+}
+
+# ft_bw uet and tcp, VETH_REPS runs each, taking turns; a provider that
+# fails once is not run again (the check fails anyway).
+bw_runs() { # KEY SIZES [taskset -c CPU]
+	key=$1
+	sizes=$2
+	shift 2
+	failed=
+	r=0
+	while [ $r -lt "$reps" ]; do
+		for p in uet tcp; do
+			case " $failed " in *" $p "*) continue ;; esac
+			bw_once "$key" $p "$sizes" "$@" || failed="$failed $p"
+		done
+		r=$((r + 1))
+	done
+}
+
+# check_bw NAME KEY LABEL: PASS when every run completed and uet/tcp at
+# 64 KiB is at least VETH_MIN_RATIO; LABEL names the ratio in the summary.
+check_bw() {
+	u=$(best "$2" uet 65536)
+	c=$(best "$2" tcp 65536)
+	q=$(ratio "$u" "$c")
+	line="$1: uet $u MB/s, tcp $c MB/s, uet/tcp $q (need >= $min_ratio)"
+	summary="$summary${summary:+, }$3 $q"
+	if [ -s "$tmp/bad.$2" ]; then
+		result "$line" "FAIL (a run failed or did not run)" "$t0"
+		while read -r d; do logs "$d"; done <"$tmp/bad.$2"
+	elif awk -v q="$q" -v m="$min_ratio" \
+	     'BEGIN { exit !(q != "n/a" && q + 0 >= m + 0) }'; then
+		result "$line" PASS "$t0"
+	elif [ -n "$tool_env" ]; then
+		# ASan/UBSan slow uet and not libfabric's tcp: no ratio to hold
+		result "$line" "PASS (ratio not held: sanitizer build)" "$t0"
+	else
+		result "$line" FAIL "$t0"
+	fi
+	if [ -s "$tmp/good.$2" ]; then
+		while read -r d; do logs "$d"; done <"$tmp/good.$2"
+	fi
+}
+
+echo "# uet next to tcp across a plain veth; best of $reps runs per number"
+sed 's/^/# /' "$tmp/up.log"
+
+for mtu in $mtus; do
+	if ! "$tb" mtu "$name" "$mtu" >"$tmp/mtu.log" 2>&1; then
+		result "MTU $mtu on $dev" FAIL
+		sed 's/^/    /' "$tmp/mtu.log"
+		continue
+	fi
+	echo "# MTU $mtu"
+	check_pingpong "$mtu"
+	[ "$mtu" -lt 9000 ] && check_mtu_clamp "$mtu"
+
+	t0=$(date +%s)
+	bw_runs "m$mtu" 64k,1m
+	check_bw "ft_bw 64 KiB, MTU $mtu" "m$mtu" "MTU $mtu"
+	u=$(best "m$mtu" uet 1048576)
+	c=$(best "m$mtu" tcp 1048576)
+	echo "    1 MiB (not checked): uet $u MB/s, tcp $c MB/s," \
+	     "uet/tcp $(ratio "$u" "$c")"
+
+	if [ -z "$cpu" ]; then
+		result "ft_bw 64 KiB, MTU $mtu, both on one CPU" \
+			"SKIP (no taskset)"
+		continue
+	fi
+	t0=$(date +%s)
+	bw_runs "p$mtu" 64k taskset -c "$cpu"
+	check_bw "ft_bw 64 KiB, MTU $mtu, both on CPU $cpu" "p$mtu" \
+		"MTU $mtu one CPU"
+done
+
+echo "# veth, uet/tcp MB/s at 64 KiB: ${summary:-none} (need >= $min_ratio);" \
+     "$npass passed, $nfail failed$([ $nskip = 0 ] || echo ", $nskip skipped")," \
+     "$(($(date +%s) - start)) s"
+[ $nfail = 0 ]
