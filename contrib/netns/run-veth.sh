@@ -190,21 +190,25 @@ pick_port() {
 	done
 }
 
-# fi_pingpong, uet, server in a: it takes a fixed port, so the client
-# starts once the server listens.
-check_pingpong() { # MTU
-	pname="fi_pingpong -p uet -e rdm -S all -I 10 -c, MTU $1"
-	d=$(mktemp -d "$tmp/pp.XXXXXX")
+# One Debian fi_pingpong pair, server in a, client in b, logs in DIR.
+# PREFIX (words, may be empty) goes before fi_pingpong, e.g. "taskset -c
+# 0" or "FI_UET_MTU=9000"; ARGS are fi_pingpong's. It takes a fixed port,
+# so the client starts once the server listens. Returns 0 when both sides
+# exited 0 (pp_src, pp_crc: their exit codes; 124 = timeout).
+pp_pair() { # DIR PREFIX ARGS...
+	d=$1
+	prefix=$2
+	shift 2
 	t=$(ptmo)
 	if [ "$t" -lt 10 ]; then
-		result "$pname" "FAIL (not run: the ${budget} s budget is spent)"
-		return
+		echo "not run: the ${budget} s budget is spent" >"$d/budget.log"
+		pp_src=- pp_crc=-
+		return 1
 	fi
-	t0=$(date +%s)
 	port=$(pick_port)
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env fi_pingpong \
-		-p uet -e rdm -B "$port" -S all -I 10 -c >"$d/server.log" 2>&1 &
+	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env $prefix \
+		fi_pingpong "$@" -B "$port" >"$d/server.log" 2>&1 &
 	spid=$!
 	i=0
 	while [ $i -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
@@ -218,22 +222,30 @@ check_pingpong() { # MTU
 		i=$((i + 1))
 	done
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env fi_pingpong \
-		-p uet -e rdm -P "$port" -S all -I 10 -c "$A" \
-		>"$d/client.log" 2>&1
-	crc=$?
+	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env $prefix \
+		fi_pingpong "$@" -P "$port" "$A" >"$d/client.log" 2>&1
+	pp_crc=$?
 	wait "$spid"
-	src=$?
+	pp_src=$?
+	[ $pp_crc = 0 ] && [ $pp_src = 0 ]
+}
+
+# fi_pingpong of uet, every size, data checked.
+check_pingpong() { # MTU
+	pname="fi_pingpong -p uet -e rdm -S all -I 10 -c, MTU $1"
+	d=$(mktemp -d "$tmp/pp.XXXXXX")
+	t0=$(date +%s)
+	pp_pair "$d" "" -p uet -e rdm -S all -I 10 -c
 	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
 	rows=$(awk '$1 ~ /^[0-9]/ && NF == 8 { n++; last = $1 }
 		END { if (n) printf "%d sizes, 0 to %s bytes", n, last }' \
 		"$d/client.log")
-	if [ $crc = 0 ] && [ $src = 0 ] && [ -n "$rows" ]; then
+	if [ "$pp_crc" = 0 ] && [ "$pp_src" = 0 ] && [ -n "$rows" ]; then
 		result "$pname" PASS "$t0"
 		echo "    $rows, 10 round trips each, data checked"
 		[ "$verbose" = 1 ] && logs "$d"
 	else
-		result "$pname" "FAIL (server exit $src, client exit $crc; 124 = timeout)" "$t0"
+		result "$pname" "FAIL (server exit $pp_src, client exit $pp_crc; 124 = timeout)" "$t0"
 		logs "$d"
 	fi
 }
@@ -241,65 +253,30 @@ check_pingpong() { # MTU
 # FI_UET_MTU=9000 on a link of MTU 1500: uet sends what the link carries
 # and says so once, instead of packets the link refuses (which ended in
 # "peer unreachable" once).
-check_mtu_clamp() {
+check_mtu_clamp() { # MTU
 	pname="FI_UET_MTU=9000 over MTU $1: fi_pingpong 1 MiB, clamped and said"
 	d=$(mktemp -d "$tmp/clamp.XXXXXX")
-	t=$(ptmo)
-	if [ "$t" -lt 10 ]; then
-		result "$pname" "FAIL (not run: the ${budget} s budget is spent)"
-		return
-	fi
 	t0=$(date +%s)
-	port=$(pick_port)
-	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env FI_UET_MTU=9000 \
-		FI_LOG_LEVEL=warn fi_pingpong -p uet -e rdm -B "$port" \
-		-S 1048576 -I 5 -c >"$d/server.log" 2>&1 &
-	spid=$!
-	sleep 1
-	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env FI_UET_MTU=9000 \
-		FI_LOG_LEVEL=warn fi_pingpong -p uet -e rdm -P "$port" \
-		-S 1048576 -I 5 -c "$A" >"$d/client.log" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
+	pp_pair "$d" "FI_UET_MTU=9000 FI_LOG_LEVEL=warn" -p uet -e rdm \
+		-S 1048576 -I 5 -c
 	said=$(grep -c "FI_UET_MTU=9000 does not fit interface $dev (MTU $1)" \
 		"$d/client.log")
-	if [ $crc = 0 ] && [ $src = 0 ] && [ "$said" = 1 ]; then
+	if [ "$pp_crc" = 0 ] && [ "$pp_src" = 0 ] && [ "$said" = 1 ]; then
 		result "$pname" PASS "$t0"
 	else
-		result "$pname" "FAIL (server exit $src, client exit $crc," \
+		result "$pname" "FAIL (server exit $pp_src, client exit $pp_crc," \
 			"warning said $said times, want 1)" "$t0"
 		logs "$d"
 	fi
 }
 
 # Debian's fi_pingpong, which polls without ever yielding, 1 MiB with both
-# peers on one CPU, uet and tcp: usec per transfer on stdout ("n/a" when
-# it failed).
+# peers on one CPU: usec per transfer of PROV on stdout ("n/a" when it
+# failed).
 pp_pinned() { # PROV
 	d=$(mktemp -d "$tmp/ppcpu.XXXXXX")
-	t=$(ptmo)
-	[ "$t" -lt 10 ] && { echo n/a; return; }
-	port=$(pick_port)
-	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env taskset -c "$cpu" \
-		fi_pingpong -p "$1" -e rdm -B "$port" -S 1048576 -I 10 \
-		>"$d/server.log" 2>&1 &
-	spid=$!
-	sleep 1
-	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env taskset -c "$cpu" \
-		fi_pingpong -p "$1" -e rdm -P "$port" -S 1048576 -I 10 "$A" \
-		>"$d/client.log" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	if [ $crc != 0 ] || [ $src != 0 ]; then
-		echo n/a
-		return
-	fi
+	pp_pair "$d" "taskset -c $cpu" -p "$1" -e rdm -S 1048576 -I 10 ||
+		{ echo n/a; return; }
 	awk '$1 == "1m" && NF == 8 { print $7 }' "$d/client.log"
 }
 
