@@ -32,6 +32,14 @@
 #include "uet/net.h"
 #include "uet/time.h"
 
+/* Congestion control algorithm of the CCCs of a FEP (cms.md, uet/cms/). */
+enum uet_cca {
+	UET_CCA_FIXED = 0,	/* cfg.window packets per CCC, for tests */
+	UET_CCA_NSCC,		/* sender window from delay and ECN */
+	UET_CCA_RCCC,		/* receiver-granted credit */
+	UET_CCA_NSCC_RCCC,	/* both: a packet needs window and credit */
+};
+
 struct uet_fep_config {
 	struct uet_addr local;		/* FA + home port (from the port) */
 	uint32_t job_id;		/* 24 bits, in every SES header */
@@ -46,6 +54,11 @@ struct uet_fep_config {
 	unsigned pdc_max;		/* PDCs open at once */
 	bool rod;			/* ROD PDCs instead of RUD */
 	unsigned window;		/* fixed congestion window, packets per PDC */
+	uint8_t cca;			/* enum uet_cca */
+	uint64_t link_bps;		/* this FEP's link rate, bits/s (BDP) */
+	uet_time base_rtt;		/* config_base_rtt: unloaded RTT of an
+					 * MTU packet over the longest path */
+	bool trimming;			/* the fabric trims instead of dropping */
 	uet_time rto_min;		/* first retransmission timeout */
 	uet_time rto_max;		/* backoff ceiling */
 	unsigned max_retx;		/* retries of one packet before the PDC fails */

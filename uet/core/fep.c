@@ -41,6 +41,10 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->pdc_max = 128;
 	cfg->rod = false;
 	cfg->window = 64;
+	cfg->cca = UET_CCA_FIXED;
+	cfg->link_bps = 100000000000ull;	/* 100 Gb/s */
+	cfg->base_rtt = 12 * UET_USEC;		/* cms.md §3.3 reference */
+	cfg->trimming = false;
 	/* 20 ms .. 1 s, 8 retries: a dead peer fails an operation after
 	 * 20+40+...+640+3*1000 ms = 4.26 s (pds-behaviour §7.1). The floor
 	 * is for a stack in software: under manual progress an ACK waits
