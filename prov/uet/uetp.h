@@ -151,6 +151,9 @@ struct uetp_env {
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
+	int cca;			/* FI_UET_CC: enum uet_cca */
+	int link_gbps;			/* FI_UET_LINK_GBPS, 0 = engine default */
+	int base_rtt_us;		/* FI_UET_BASE_RTT_US, 0 = default */
 };
 
 extern struct uetp_env uetp_env;

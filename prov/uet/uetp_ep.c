@@ -344,6 +344,11 @@ static void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 		c->max_retx = (unsigned)uetp_env.max_retx;
 	if (uetp_env.window)
 		c->window = (unsigned)uetp_env.window;
+	c->cca = (uint8_t)uetp_env.cca;
+	if (uetp_env.link_gbps)
+		c->link_bps = (uint64_t)uetp_env.link_gbps * 1000000000ull;
+	if (uetp_env.base_rtt_us)
+		c->base_rtt = (uet_time)uetp_env.base_rtt_us * UET_USEC;
 	c->rndv_threshold = uetp_env.rndv_threshold;
 	c->entropy_count = (uint16_t)(1u << ep->entropy_bits);
 	/* connectionless: FI_EP_DGRAM sends UUD datagrams (uetp_dgram.c),

@@ -176,6 +176,19 @@ static void uetp_define_params(void)
 		"(sched_yield), so a peer process or the kernel's packet "
 		"work sharing the CPU runs; -1 = never yield (default: %d)",
 		UETP_DEFAULT_POLL_SPIN_US);
+	fi_param_define(&uetp_prov, "cc", FI_PARAM_STRING,
+		"Congestion control of every CCC: fixed (cfg window of "
+		"packets) or nscc (delay and ECN window, cms.md); both ends "
+		"of a job use the same (default: fixed)");
+	fi_param_define(&uetp_prov, "link_gbps", FI_PARAM_INT,
+		"Link rate NSCC derives its windows from, Gb/s "
+		"(default: 0 = engine default, %llu)",
+		(unsigned long long)(d.link_bps / 1000000000ull));
+	fi_param_define(&uetp_prov, "base_rtt_us", FI_PARAM_INT,
+		"NSCC's configured base RTT in microseconds: the unloaded "
+		"round trip of a full packet; measured RTTs only lower it "
+		"(default: 0 = engine default, %llu)",
+		(unsigned long long)(d.base_rtt / UET_USEC));
 	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
 		"Packets in flight per PDC (the fixed congestion window) "
 		"(default: 0 = engine default, %u)", d.window);
@@ -184,6 +197,21 @@ static void uetp_define_params(void)
 		"UDP_SEGMENT message and accept coalesced receives "
 		"(UDP_GRO); the wire still carries one UET packet per "
 		"datagram (default: 1)");
+}
+
+static void uetp_read_cc(void)
+{
+	char *v = NULL;
+
+	if (fi_param_get_str(&uetp_prov, "cc", &v) || !v || !*v)
+		return;
+	if (!strcmp(v, "fixed"))
+		uetp_env.cca = UET_CCA_FIXED;
+	else if (!strcmp(v, "nscc"))
+		uetp_env.cca = UET_CCA_NSCC;
+	else
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_CC=\"%s\" is not fixed or nscc, ignored\n", v);
 }
 
 static void uetp_read_params(void)
@@ -221,6 +249,9 @@ static void uetp_read_params(void)
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
+	uetp_env_int("link_gbps", 0, 100000, &uetp_env.link_gbps);
+	uetp_env_int("base_rtt_us", 0, 1000000, &uetp_env.base_rtt_us);
+	uetp_read_cc();
 	if (uetp_env.impair && uetp_impair_parse(uetp_env.impair, &icfg)) {
 		FI_WARN(&uetp_prov, FI_LOG_CORE,
 			"FI_UET_IMPAIR=\"%s\" not understood, ignored\n",

@@ -70,6 +70,7 @@ struct uet_acktr {
 	uint16_t ack_entropy;
 	unsigned unacked;	/* new packets since the last ACK */
 	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
+	uet_time ack_rx_at;	/* when ack_psn arrived (service time) */
 };
 
 int uet_acktr_pool_init(struct uet_gtd_pool *pool, unsigned n);

@@ -35,12 +35,52 @@ static uet_time ini_rto(const struct uet_pds *pds, const struct uet_pdc *pdc,
 						pds->cfg.rto_max), n);
 }
 
-/* e leaves the flight (acknowledged, arrived, lost or to be resent). */
-static void ent_land(struct uet_pdc *pdc, struct uet_rtb_ent *e)
+/* e leaves the flight (acknowledged, arrived, lost or to be resent).
+ * Returns its nominal bytes if it was in flight, else 0. */
+static uint32_t ent_land(struct uet_pdc *pdc, struct uet_rtb_ent *e)
 {
-	if (e->fl & UET_RTB_FLIGHT) {
-		e->fl &= ~UET_RTB_FLIGHT;
-		pdc->cc.inflight--;
+	if (!(e->fl & UET_RTB_FLIGHT))
+		return 0;
+	e->fl &= ~UET_RTB_FLIGHT;
+	uet_ccc_land(pdc->ccc, e->size);
+	return e->size;
+}
+
+uet_time uet_ini_less_service(uet_time rtt, uint16_t service)
+{
+	uet_time s = (uet_time)service * UET_CCC_SERVICE_NS;
+
+	return s < rtt ? rtt - s : rtt;
+}
+
+void uet_ini_leave_ccc(struct uet_pdc *pdc)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uint32_t psn;
+
+	if (!pdc->ccc)
+		return;
+	for (psn = rtb->base; psn != rtb->next; psn++)
+		ent_land(pdc, uet_rtb_get(rtb, psn));
+	uet_list_del(&pdc->ccc_link);
+	uet_ccc_put(pdc->ccc);
+	pdc->ccc = NULL;
+}
+
+/* The CCC opened up: every PDC of it with packets waiting may go (the
+ * one the ACK was for is queued by its caller). */
+static void ini_wake_ccc(struct uet_pds *pds, struct uet_ccc *c)
+{
+	struct uet_list *l;
+
+	if (!uet_ccc_can_send(c))
+		return;
+	for (l = c->pdcs.next; l != &c->pdcs; l = l->next) {
+		struct uet_pdc *p = uet_container_of(l, struct uet_pdc,
+						     ccc_link);
+
+		if (p->tx_want && !uet_list_linked(&p->ready_link))
+			uet_pdc_want_tx(pds, p);
 	}
 }
 
@@ -72,24 +112,29 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 
 /* The ACK for psn arrived: tell SES (reply NULL: cumulative, §5.4 step
  * 3). */
-static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
-		      const struct uet_ses_reply *reply, uet_time *newest,
-		      uet_time now)
+static uint32_t ini_acked(struct uet_pds *pds, struct uet_pdc *pdc,
+			  uint32_t psn, const struct uet_ses_reply *reply,
+			  uet_time *newest, uet_time now)
 {
 	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
+	uint32_t bytes = e->size;
 
 	if (ent_timed(e) && (*newest == UET_TIME_NONE || e->sent_at > *newest))
 		*newest = e->sent_at;
+	/* SACKed before: its bytes were counted then */
+	if (e->fl & UET_RTB_SACKED)
+		bytes = 0;
 	ent_land(pdc, e);
 	ent_undue(pdc, e);
 	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
 	e->fl |= UET_RTB_ACKED;
 	if (!(e->fl & UET_RTB_CLOSE))
 		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, reply, now);
+	return bytes;
 }
 
 static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
-			 uet_time *newest)
+			 uet_time *newest, uint32_t *bytes)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	unsigned i, n = 0;
@@ -108,6 +153,7 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
 			*newest = e->sent_at;
 		/* Arrived: no resend; a pending one is cancelled. */
 		e->fl |= UET_RTB_SACKED;
+		*bytes += e->size;
 		ent_land(pdc, e);
 		ent_undue(pdc, e);
 		n++;
@@ -167,8 +213,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uint8_t req = h->flags & UET_PDS_F_REQ_MASK;
 	struct uet_pdc *pdc;
 	struct uet_rtb *rtb;
-	uint32_t cack, ack_psn, psn;
-	uet_time newest = UET_TIME_NONE, exact;
+	uint32_t cack, ack_psn, psn, bytes = 0;
+	uet_time newest = UET_TIME_NONE, exact, rtt = UET_TIME_NONE;
 	unsigned n = 0;
 
 	/* §5.4 step 1: the PDC (by our id; the FA only, pds.h: Addresses),
@@ -222,8 +268,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 				memcpy(reply.data, p->payload, p->payload_len);
 			}
 		}
-		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &reply : NULL,
-			  &newest, now);
+		bytes += ini_acked(pds, pdc, ack_psn,
+				   p->has_rsp ? &reply : NULL, &newest, now);
 		n++;
 	}
 	if (req == UET_PDS_F_REQ_CLEAR)
@@ -233,7 +279,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	/* Step 3: everything up to CACK, without a response. */
 	for (psn = rtb->base; uet_psn_le(psn, cack); psn++) {
 		if (!(uet_rtb_get(rtb, psn)->fl & UET_RTB_ACKED)) {
-			ini_acked(pds, pdc, psn, NULL, &newest, now);
+			bytes += ini_acked(pds, pdc, psn, NULL, &newest, now);
 			n++;
 		}
 	}
@@ -245,16 +291,29 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	if (h->type != UET_PDS_ACK)
 		n += ini_sack(pdc, cack + (uint32_t)(int32_t)a->sack_psn_offset,
-			      a->sack_bitmap, &newest);
+			      a->sack_bitmap, &newest, &bytes);
 	if (exact == UET_TIME_NONE)
 		exact = newest;
-	if (exact != UET_TIME_NONE && exact <= now)
-		uet_rtt_sample(&pdc->rtt, now - exact);
+	if (exact != UET_TIME_NONE && exact <= now) {
+		rtt = now - exact;
+		uet_rtt_sample(&pdc->rtt, rtt);
+		/* cms.md §3.1: the network's part, less the time the ACK
+		 * was held at the target. */
+		if (h->type == UET_PDS_ACK_CC && a->cc_type == UET_CC_NSCC)
+			rtt = uet_ini_less_service(rtt, a->cc.service_time);
+	}
 	/* Step 5: slide; progress restarts the timers of the rest. */
 	if (uet_rtb_slide(rtb))
 		ini_restart(pds, pdc, now);
-	if (n)
-		pdc->cc.ops->on_ack(&pdc->cc, n, h->flags & UET_PDS_F_M, now);
+	if (n) {
+		struct uet_cc_ack ev = {
+			.bytes = bytes, .pkts = n, .rtt = rtt,
+			.ecn = h->flags & UET_PDS_F_M, .now = now,
+		};
+
+		uet_ccc_on_ack(pdc->ccc, &ev);
+		ini_wake_ccc(pds, pdc->ccc);
+	}
 
 	/* Step 6 (§6): CLEAR once every ACK up to the one asking arrived. */
 	if (uet_psn_gt(rtb->clear_want, rtb->clear_sent) &&
@@ -398,7 +457,8 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 				continue;
 			}
 			if (e->fl & UET_RTB_FLIGHT)
-				pdc->cc.ops->on_loss(&pdc->cc, true, now);
+				pdc->ccc->ops->on_loss(pdc->ccc, e->size,
+						       e->sent_at, now);
 			ent_land(pdc, e);
 			ent_due(pds, pdc, e, UET_RTB_DUE);
 		}
@@ -469,7 +529,7 @@ bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc)
 		return false;
 	/* §4: the window, the ring, the target's MP_RANGE from its CACK, and
 	 * the 12-bit psn_offset while in SYN. */
-	return uet_cc_can_send(&pdc->cc) && uet_rtb_used(rtb) <= rtb->mask &&
+	return uet_ccc_can_send(pdc->ccc) && uet_rtb_used(rtb) <= rtb->mask &&
 	       uet_psn_lt(rtb->next, rtb->peer_cack + 1 + rtb->peer_range) &&
 	       (pdc->state != UET_PDC_SYN ||
 		rtb->next - rtb->start < UET_PDS_SYN_SPAN);
@@ -508,8 +568,9 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.next_hdr = e->pkt.next_hdr;
 		/* AR on a message's last packet and when the window fills:
 		 * nothing else would make the target ACK soon. */
-		if (e->pkt.eom || pdc->cc.inflight + 1 >= pdc->cc.cwnd ||
-		    uet_rtb_used(rtb) > rtb->mask)
+		if (e->pkt.eom || uet_rtb_used(rtb) > rtb->mask ||
+		    pdc->ccc->ops->ack_request(pdc->ccc,
+			UET_CCC_NOMINAL((uint32_t)cap)))
 			h.flags |= UET_PDS_F_AR;
 		h.req.psn = psn;
 		h.req.spdcid = pdc->lid;
@@ -546,7 +607,8 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	}
 	if (!(e->fl & UET_RTB_FLIGHT)) {
 		e->fl |= UET_RTB_FLIGHT;
-		pdc->cc.inflight++;
+		e->size = (uint16_t)UET_CCC_NOMINAL((uint32_t)n);
+		uet_ccc_on_send(pdc->ccc, e->size, resend, now);
 	}
 	if (!(e->fl & UET_RTB_SENT))
 		e->sent_at = now;
@@ -710,8 +772,7 @@ bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	 * refused again (spec NACK_RETX_TIME), so pause, doubling. */
 	e->by_nack = true;
 	e->backoff = true;
-	if (e->fl & UET_RTB_FLIGHT)
-		pdc->cc.ops->on_loss(&pdc->cc, false, now);
+	/* A target short of a resource says nothing of the network. */
 	ent_land(pdc, e);
 	uet_rtb_set_timer(&pdc->rtb, e, now + uet_pds_rto(pds, e->nacks));
 	if (e->nacks < UINT8_MAX)
@@ -720,8 +781,20 @@ bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	return true;
 }
 
+/* The congestion signal of a NACK that asks for a resend. */
+static enum uet_cc_nack ini_nack_why(uint8_t code)
+{
+	switch (code) {
+	case UET_NACK_TRIMMED:
+		return UET_CC_NACK_TRIM;
+	case UET_NACK_TRIMMED_LASTHOP:
+		return UET_CC_NACK_TRIM_LASTHOP;
+	}
+	return UET_CC_NACK_OTHER;
+}
+
 bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
-		    uint8_t code, uet_time now)
+		    uint8_t code, bool ecn, uet_time now)
 {
 	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
 
@@ -734,7 +807,8 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	e->by_nack = true;
 	e->backoff = false;
 	if (e->fl & UET_RTB_FLIGHT)
-		pdc->cc.ops->on_loss(&pdc->cc, false, now);
+		pdc->ccc->ops->on_nack(pdc->ccc, e->size, ini_nack_why(code),
+				       ecn, UET_TIME_NONE, now);
 	ent_land(pdc, e);
 	ent_due(pds, pdc, e, UET_RTB_DUE);
 	uet_pdc_rearm(pds, pdc);
@@ -758,6 +832,13 @@ bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	    uet_psn_le(expected, rtb->rewind_psn))
 		return true;
 	rtb->rewind_psn = expected;
+	/* One packet was lost; the rest only came too early: one loss for
+	 * the CCC, not one per packet resent. */
+	if (uet_rtb_get(rtb, expected)->fl & UET_RTB_FLIGHT) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, expected);
+
+		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
+	}
 	/* §2: Go-Back-N from the first PSN the target lacks. A live peer
 	 * asked, and rewinds are bounded (expected only grows): no retry
 	 * is counted. */
@@ -771,8 +852,6 @@ bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 			e->nacks++;
 		e->backoff = false;
 		e->by_nack = true;
-		if (e->fl & UET_RTB_FLIGHT)
-			pdc->cc.ops->on_loss(&pdc->cc, false, now);
 		ent_land(pdc, e);
 		ent_due(pds, pdc, e, UET_RTB_DUE);
 	}

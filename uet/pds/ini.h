@@ -62,7 +62,13 @@ void uet_ini_fail_all(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code);
  * after a doubling pause, Go-Back-N (ROD). They never fail the PDC (a
  * NACK proves the peer alive) and return true. */
 bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
-		    uint8_t code, uet_time now);
+		    uint8_t code, bool ecn, uet_time now);
+/* Leave the PDC's congestion context, taking what it has in flight out
+ * of it (the PDC is going away). */
+void uet_ini_leave_ccc(struct uet_pdc *pdc);
+/* An RTT sample less the target's service time (ACK_CC, in
+ * UET_CCC_SERVICE_NS units). */
+uet_time uet_ini_less_service(uet_time rtt, uint16_t service);
 bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		     uint8_t code, uet_time now);
 bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,

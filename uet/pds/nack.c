@@ -150,7 +150,8 @@ int uet_nack_rx(struct uet_pds *pds, const struct uet_pkt_info *pi,
 
 	switch (cls) {
 	case UET_NACK_RESEND:
-		uet_ini_resend(pds, pdc, k->psn, k->code, now);
+		uet_ini_resend(pds, pdc, k->psn, k->code,
+			       h->flags & UET_PDS_F_M, now);
 		break;
 	case UET_NACK_BACKOFF:
 		uet_ini_backoff(pds, pdc, k->psn, k->code, now);
@@ -159,7 +160,8 @@ int uet_nack_rx(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		if (pdc->rod)
 			uet_ini_rewind(pds, pdc, k->psn, k->payload, now);
 		else
-			uet_ini_resend(pds, pdc, k->psn, k->code, now);
+			uet_ini_resend(pds, pdc, k->psn, k->code,
+				       h->flags & UET_PDS_F_M, now);
 		break;
 	case UET_NACK_IGNORE:
 		break;

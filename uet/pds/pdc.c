@@ -58,6 +58,10 @@ int uet_pdc_pool_init(struct uet_pds *pds)
 	if (!pds->pdcs || !pds->id_hash || !pds->peer_hash ||
 	    !pds->rtb_ents || !pds->rx_bits || !pds->waiting)
 		return UET_ERR_NOMEM;
+	/* A CCC per PDC at worst: one toward each peer. */
+	i = (unsigned)uet_ccc_table_init(&pds->cccs, &pds->cfg, n);
+	if (i)
+		return (int)i;
 	for (i = n; i-- > 0;) {
 		struct uet_pdc *pdc = &pds->pdcs[i];
 
@@ -80,6 +84,7 @@ void uet_pdc_pool_fini(struct uet_pds *pds)
 	free(pds->rtb_ents);
 	free(pds->rx_bits);
 	free(pds->waiting);
+	uet_ccc_table_fini(&pds->cccs);
 	pds->pdcs = NULL;
 	pds->id_hash = pds->peer_hash = NULL;
 	pds->rtb_ents = NULL;
@@ -160,6 +165,7 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	uet_list_init(&pdc->ctl_link);
 	uet_list_init(&pdc->retx_link);
 	uet_list_init(&pdc->ready_link);
+	uet_list_init(&pdc->ccc_link);
 	pdc->lid = pdc_new_id(pds);
 	pdc->rid = rid;
 	pdc->rod = rod;
@@ -176,7 +182,9 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	/* Until an ACK_CC says otherwise, assume the smallest MP_RANGE. */
 	pdc->rtb.peer_range = UET_ACKTR_MPR_UNIT;
 	uet_acktr_init(&pdc->rx, &pds->rx_bits[slot * UET_ACKTR_WORDS], start);
-	uet_cc_init(&pdc->cc, &uet_ccw_ops, &pds->cfg);
+	pdc->ccc = uet_ccc_get(&pds->cccs, peer, now);
+	assert(pdc->ccc);	/* as many contexts as PDCs */
+	uet_list_add_tail(&pdc->ccc->pdcs, &pdc->ccc_link);
 	uet_rtt_init(&pdc->rtt);
 
 	pdc->id_next = pds->id_hash[id_slot(pds, pdc->lid)];
@@ -240,6 +248,7 @@ static void pdc_release(struct uet_pds *pds, struct uet_pdc *pdc)
 	uet_list_del(&pdc->ctl_link);
 	uet_list_del(&pdc->retx_link);
 	uet_list_del(&pdc->ready_link);
+	uet_ini_leave_ccc(pdc);
 	uet_heap_set(&pds->timers, &pdc->timer, UET_TIME_NONE);
 	unhash(&pds->id_hash[id_slot(pds, pdc->lid)], pdc, true);
 	unhash(&pds->peer_hash[addr_hash(&pdc->ref.peer) & pds->hash_mask],

@@ -20,7 +20,7 @@
 #include "../core/sublayer.h"
 
 #include "acktr.h"
-#include "cc.h"
+#include "../cms/ccc.h"
 #include "heap.h"
 #include "list.h"
 #include "rtb.h"
@@ -76,7 +76,8 @@ struct uet_pdc {
 	struct uet_rtb rtb;		/* the direction we send: in flight */
 	struct uet_rtt rtt;		/* its RTT estimate, its RTO */
 	struct uet_acktr rx;		/* the direction we receive */
-	struct uet_cc cc;
+	struct uet_ccc *ccc;		/* its congestion context (cms) */
+	struct uet_list ccc_link;	/* in ccc->pdcs */
 };
 
 /* Does a packet from addr come from the peer's Fabric Address? The IP

@@ -136,6 +136,7 @@ struct uet_pds {
 	uint32_t rtb_cap;		/* ring entries per PDC (power of 2) */
 	uint64_t *rx_bits;
 	struct uet_gtd_pool gtd;
+	struct uet_ccc_table cccs;	/* congestion contexts (uet/cms) */
 	/* Peers SES woke while the pool was empty. */
 	struct uet_addr *waiting;
 	unsigned nwaiting;

@@ -37,6 +37,7 @@ struct uet_rtb_ent {
 	uint8_t nacks;		/* resends a NACK asked for: not bounded */
 	bool by_nack;		/* the pending resend was asked by a NACK */
 	bool backoff;		/* the timer is a NACK back-off, not an RTO */
+	uint16_t size;		/* nominal bytes (cms), set when sent */
 };
 
 struct uet_rtb {

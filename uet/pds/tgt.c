@@ -33,6 +33,14 @@ static void default_rsp(struct uet_ses_rsp *rsp, const struct uet_ses_req *req)
 	}
 }
 
+/* How long an ACK was held, in ACK_CC units, saturating. */
+static uint16_t tgt_service(uet_time held)
+{
+	uet_time u = held / UET_CCC_SERVICE_NS;
+
+	return u > UINT16_MAX ? UINT16_MAX : (uint16_t)u;
+}
+
 /* Make the next regular ACK about psn (rsp NULL: no SES response), and
  * send it now or after ack_delay. */
 static void tgt_ack(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
@@ -42,6 +50,7 @@ static void tgt_ack(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	struct uet_acktr *rx = &pdc->rx;
 
 	rx->ack_psn = psn;
+	rx->ack_rx_at = now;
 	rx->ack_has_rsp = rsp != NULL;
 	if (rsp)
 		rx->ack_rsp = *rsp;
@@ -516,8 +525,11 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		off = 0;
 		reply = NULL;
 	}
-	h.type = uet_acktr_holes(rx) || !rx->mpr_told ? UET_PDS_ACK_CC :
-							UET_PDS_ACK;
+	/* A sender with congestion control needs ACK_CC's service time
+	 * (cms.md §3.1); the algorithm is the job's, the same at both
+	 * ends. */
+	h.type = uet_acktr_holes(rx) || !rx->mpr_told ||
+		 pds->cfg.cca != UET_CCA_FIXED ? UET_PDS_ACK_CC : UET_PDS_ACK;
 	h.next_hdr = reply ? reply->rsp.format : UET_NH_NONE;
 	h.flags = flags & (ACK_FLAGS_MASK | UET_PDS_F_REQ_MASK);
 	h.ack.ack_psn_offset = (int16_t)off;
@@ -529,6 +541,9 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
 		h.ack.sack_psn_offset = 1;
 		h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
+		if (psn == rx->ack_psn && rx->ack_rx_at <= now)
+			h.ack.cc.service_time = tgt_service(now -
+							    rx->ack_rx_at);
 	}
 	n = uet_pds_emit(pds, pi, &pdc->ref.peer, entropy, &h, reply, buf, cap,
 			 now);

@@ -1,0 +1,91 @@
+/* Congestion control contexts: the table of a FEP and what every
+ * algorithm shares (see ccc.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "uet/err.h"
+
+#include "ccc.h"
+
+const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca)
+{
+	switch (cca) {
+	case UET_CCA_FIXED:
+		return &uet_fixed_ops;
+	case UET_CCA_NSCC:
+		return &uet_nscc_ops;
+	}
+	return NULL;	/* RCCC: not yet */
+}
+
+int uet_ccc_table_init(struct uet_ccc_table *t,
+		       const struct uet_fep_config *cfg, unsigned n)
+{
+	memset(t, 0, sizeof(*t));
+	t->ops = uet_cc_ops_for(cfg->cca);
+	if (!t->ops || !n)
+		return UET_ERR_INVAL;
+	t->slots = calloc(n, sizeof(*t->slots));
+	if (!t->slots)
+		return UET_ERR_NOMEM;
+	t->n = n;
+	t->cfg = cfg;
+	return 0;
+}
+
+void uet_ccc_table_fini(struct uet_ccc_table *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Looked up when a PDC opens, not per packet: a scan is enough. */
+struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
+			    const struct uet_addr *peer, uet_time now)
+{
+	struct uet_ccc *free_slot = NULL, *c;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		c = &t->slots[i];
+		if (!c->refs) {
+			if (!free_slot)
+				free_slot = c;
+			continue;
+		}
+		if (uet_addr_equal(&c->peer, peer)) {
+			c->refs++;
+			return c;
+		}
+	}
+	c = free_slot;
+	if (!c)
+		return NULL;
+	memset(c, 0, sizeof(*c));
+	c->peer = *peer;
+	c->refs = 1;
+	uet_list_init(&c->pdcs);
+	c->ops = t->ops;
+	c->cfg = t->cfg;
+	c->mtu = UET_CCC_NOMINAL((int64_t)t->cfg->mtu);
+	c->last_cut = UET_TIME_NONE;
+	c->rtt_last = UET_TIME_NONE;
+	c->ops->init(c, now);
+	return c;
+}
+
+void uet_ccc_put(struct uet_ccc *c)
+{
+	if (c && c->refs)
+		c->refs--;
+}
+
+void uet_ccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
+{
+	if (a->ecn)
+		c->ecn_acks++;
+	else
+		c->acks++;
+	if (a->rtt != UET_TIME_NONE)
+		c->rtt_last = a->rtt;
+	c->ops->on_ack(c, a);
+}

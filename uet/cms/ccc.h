@@ -1,0 +1,159 @@
+/* Congestion control contexts (cms.md §1): one CCC per destination FEP,
+ * shared by every PDC toward it in that direction. PDS asks it before a
+ * packet goes (uet_ccc_can_send) and tells it what happened to every
+ * packet: sent, acknowledged (bytes, RTT sample, ECN echo), NACKed
+ * (trimmed), lost (RTO). The algorithm is an ops table, one per file
+ * (fixed.c, nscc.c); this file holds what all of them share: the bytes
+ * in flight, counted in nominal packet sizes (cms.md §1.1), and the
+ * table of contexts of a FEP.
+ *
+ * Loss events carry the lost packet's send time, so that an algorithm
+ * that halves its window can treat a burst of losses as one congestion
+ * event (picoquic's recovery check, ngtcp2's congestion_event(ts_sent)):
+ * a loss of a packet sent before the last reduction changes nothing.
+ */
+#ifndef UET_CMS_CCC_H
+#define UET_CMS_CCC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uet/addr.h"
+#include "uet/fep.h"
+#include "uet/time.h"
+
+#include "../pds/list.h"
+
+/* cms.md §1.1: nominal size = UDP length + 40, i.e. the UET bytes plus
+ * the UDP header plus 40, the same at both ends whatever the
+ * encapsulation. */
+#define UET_CCC_NOMINAL(uet_bytes)	((uet_bytes) + 8u + 40u)
+
+/* Unit of the ACK_CC service_time field (cms.md §2 leaves it open): 16
+ * bits of 128 ns, the tx_timestamp precision of cms.md §3.3, hold up to
+ * 8.4 ms. */
+#define UET_CCC_SERVICE_NS	128u
+
+/* Why a packet came back NACKed (cms.md §1.3 OnNACK). */
+enum uet_cc_nack {
+	UET_CC_NACK_TRIM,		/* trimmed in the fabric */
+	UET_CC_NACK_TRIM_LASTHOP,	/* trimmed at the last hop */
+	UET_CC_NACK_OTHER,		/* lost, no congestion signal */
+};
+
+/* One ACK's news for the CCC. */
+struct uet_cc_ack {
+	uint32_t bytes;		/* nominal bytes newly acknowledged */
+	uint32_t pkts;
+	uet_time rtt;		/* valid sample less service time, or NONE */
+	bool ecn;		/* flag M: a covered packet was CE-marked */
+	uet_time now;
+};
+
+/* NSCC state (cms.md §3.4); bytes signed where the spec says so. */
+struct uet_nscc {
+	int64_t cwnd, max_wnd;
+	int64_t saved_cwnd;
+	uet_time base_rtt;
+	uet_time avg_delay;
+	int64_t achieved_bytes, received_bytes, fi_count;
+	int64_t bytes_to_ignore, bytes_ignored;
+	double inc_bytes;
+	bool trigger_qa, increase_mode;
+	uet_time qa_endtime, last_adjust_time, last_dec_time;
+	/* derived once (cms.md §3.3) */
+	uet_time target_qdelay, qa_threshold;
+	double alpha, fi, eta, fi_scale;
+	int64_t mtu;
+};
+
+struct uet_ccc;
+
+struct uet_cc_ops {
+	const char *name;
+	void (*init)(struct uet_ccc *c, uet_time now);
+	/* A packet of bytes (nominal) goes out; inflight already counts
+	 * it. */
+	void (*on_send)(struct uet_ccc *c, uint32_t bytes, bool retx,
+			uet_time now);
+	void (*on_ack)(struct uet_ccc *c, const struct uet_cc_ack *a);
+	/* A packet came back NACKed; ecn: the NACK had flag M. rtt: a
+	 * sample from it (no service time), or UET_TIME_NONE. */
+	void (*on_nack)(struct uet_ccc *c, uint32_t bytes,
+			enum uet_cc_nack why, bool ecn, uet_time rtt,
+			uet_time now);
+	/* A packet sent at sent_at is taken for lost (RTO, inference). */
+	void (*on_loss)(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
+			uet_time now);
+	/* May another packet go? */
+	bool (*can_send)(const struct uet_ccc *c);
+	/* Should the packet about to go (bytes) ask for an ACK? */
+	bool (*ack_request)(const struct uet_ccc *c, uint32_t bytes);
+};
+
+struct uet_ccc {
+	struct uet_addr peer;		/* destination FEP (FA + port) */
+	unsigned refs;			/* PDCs using it; 0: free slot */
+	struct uet_list pdcs;		/* those PDCs (pdc->ccc_link) */
+	const struct uet_cc_ops *ops;
+	const struct uet_fep_config *cfg;
+	int64_t inflight;		/* nominal bytes in flight, signed */
+	uint32_t inflight_pkts;
+	int64_t mtu;			/* nominal size of a full packet */
+	int64_t cwnd;			/* the algorithm's window, bytes */
+	uet_time last_cut;		/* fixed: last reduction (episodes) */
+	uet_time rtt_last;		/* last sample, for stats */
+	uint64_t ecn_acks, acks;	/* ACKs with and without M */
+	union {
+		struct uet_nscc nscc;
+	} u;
+};
+
+/* The contexts of one FEP, at most n (one per PDC at worst). */
+struct uet_ccc_table {
+	struct uet_ccc *slots;
+	unsigned n;
+	const struct uet_fep_config *cfg;
+	const struct uet_cc_ops *ops;
+};
+
+int uet_ccc_table_init(struct uet_ccc_table *t,
+		       const struct uet_fep_config *cfg, unsigned n);
+void uet_ccc_table_fini(struct uet_ccc_table *t);
+/* The context toward peer, made if there is none (one reference more);
+ * NULL only if the table is full, which n = pdc_max rules out. */
+struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
+			    const struct uet_addr *peer, uet_time now);
+void uet_ccc_put(struct uet_ccc *c);
+/* The ops table for cfg->cca; NULL for a value we do not have. */
+const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca);
+
+static inline bool uet_ccc_can_send(const struct uet_ccc *c)
+{
+	return c->ops->can_send(c);
+}
+
+/* A packet of bytes leaves the flight (acknowledged, known lost, or to be
+ * resent): the bookkeeping every algorithm shares; its signal is a
+ * separate call. */
+static inline void uet_ccc_land(struct uet_ccc *c, uint32_t bytes)
+{
+	c->inflight -= bytes;
+	if (c->inflight_pkts)
+		c->inflight_pkts--;
+}
+
+static inline void uet_ccc_on_send(struct uet_ccc *c, uint32_t bytes,
+				   bool retx, uet_time now)
+{
+	c->inflight += bytes;
+	c->inflight_pkts++;
+	c->ops->on_send(c, bytes, retx, now);
+}
+
+void uet_ccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a);
+
+extern const struct uet_cc_ops uet_fixed_ops;	/* fixed.c */
+extern const struct uet_cc_ops uet_nscc_ops;	/* nscc.c */
+
+#endif

@@ -1,0 +1,232 @@
+/* The congestion contexts and their algorithms, driven with synthetic
+ * events and a fake clock: the table, the fixed window, and NSCC's rules
+ * (cms.md §3.5) one by one. */
+#include <criterion/criterion.h>
+
+#include "ccc.h"
+
+#define MTU	4096u
+#define LINK	400000000000ull		/* 400 Gb/s */
+#define RTT	(8 * UET_USEC)
+
+static struct uet_fep_config cfg;
+static struct uet_ccc_table tab;
+
+static struct uet_ccc *open_cc(uint8_t cca, bool trimming)
+{
+	struct uet_addr peer = { .af = UET_AF_INET, .ip = { 10, 0, 0, 2 },
+				 .port = 4793 };
+
+	uet_fep_config_default(&cfg);
+	cfg.cca = cca;
+	cfg.mtu = MTU;
+	cfg.link_bps = LINK;
+	cfg.base_rtt = RTT;
+	cfg.trimming = trimming;
+	cfg.window = 8;
+	cr_assert_eq(uet_ccc_table_init(&tab, &cfg, 4), 0);
+	return uet_ccc_get(&tab, &peer, 1000);
+}
+
+static void ack(struct uet_ccc *c, uint32_t bytes, uet_time rtt, bool ecn,
+		uet_time now)
+{
+	struct uet_cc_ack a = { .bytes = bytes, .pkts = 1, .rtt = rtt,
+				.ecn = ecn, .now = now };
+
+	uet_ccc_land(c, bytes);
+	uet_ccc_on_ack(c, &a);
+}
+
+static const int64_t BDP = (int64_t)(LINK / 8) * RTT / UET_SEC;
+
+Test(ccc, table_shares_one_context_per_peer)
+{
+	struct uet_addr other = { .af = UET_AF_INET, .ip = { 10, 0, 0, 3 },
+				  .port = 4793 };
+	struct uet_ccc *a = open_cc(UET_CCA_FIXED, false), *b, *d;
+
+	b = uet_ccc_get(&tab, &a->peer, 2000);
+	cr_assert_eq(a, b, "a second PDC to the same peer shares the CCC");
+	cr_assert_eq(a->refs, 2);
+	d = uet_ccc_get(&tab, &other, 2000);
+	cr_assert_neq(d, a);
+	uet_ccc_put(a);
+	uet_ccc_put(b);
+	cr_assert_eq(a->refs, 0, "freed when its last PDC goes");
+	cr_assert_eq(uet_ccc_get(&tab, &other, 3000), d);
+	uet_ccc_table_fini(&tab);
+	cr_assert_null(uet_cc_ops_for(200));
+}
+
+Test(ccc, fixed_window_counts_packets)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_FIXED, false);
+	unsigned i;
+
+	for (i = 0; i < 8; i++) {
+		cr_assert(uet_ccc_can_send(c), "packet %u", i);
+		cr_assert_eq(c->ops->ack_request(c, 100), i == 7);
+		uet_ccc_on_send(c, 100, false, 1000);
+	}
+	cr_assert_not(uet_ccc_can_send(c), "window of 8 packets full");
+	c->ops->on_loss(c, 100, 1000, 2000);
+	ack(c, 100, RTT, true, 3000);
+	cr_assert(uet_ccc_can_send(c), "one landed, one may go");
+	uet_ccc_table_fini(&tab);
+}
+
+Test(ccc, nscc_starts_at_max_window)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+
+	cr_assert_eq(c->u.nscc.max_wnd, BDP * 3 / 2, "1.5 BDP");
+	cr_assert_eq(c->cwnd, c->u.nscc.max_wnd);
+	cr_assert_eq(c->u.nscc.target_qdelay, RTT, "no trimming: 1 RTT");
+	uet_ccc_table_fini(&tab);
+	c = open_cc(UET_CCA_NSCC, true);
+	cr_assert_eq(c->u.nscc.target_qdelay, RTT * 3 / 4, "trimming: 0.75");
+	uet_ccc_table_fini(&tab);
+}
+
+Test(ccc, nscc_window_gates_sending_and_asks_for_acks)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	unsigned n = 0;
+
+	while (uet_ccc_can_send(c)) {
+		uet_ccc_on_send(c, (uint32_t)c->mtu, false, 1000);
+		n++;
+	}
+	cr_assert_eq(n, (unsigned)(c->cwnd / c->mtu));
+	cr_assert(c->ops->ack_request(c, 0), "full: ask for the ACK");
+	uet_ccc_land(c, (uint32_t)c->mtu);
+	uet_ccc_land(c, (uint32_t)c->mtu);
+	cr_assert_not(c->ops->ack_request(c, (uint32_t)c->mtu));
+	uet_ccc_table_fini(&tab);
+}
+
+/* ECN and a queue above target: one cut per base RTT, bounded by
+ * max_md_jump. */
+Test(ccc, nscc_cuts_on_ecn_with_delay_once_per_rtt)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	int64_t w0 = c->cwnd, w1;
+	uet_time t = 1000 + 2 * RTT;
+	unsigned i;
+
+	/* Build the average delay up first (EWMA): samples 4 RTT long. */
+	for (i = 0; i < 400; i++)
+		c->u.nscc.avg_delay += (4 * RTT - c->u.nscc.avg_delay) / 80;
+	uet_ccc_on_send(c, MTU, false, t);
+	ack(c, MTU, 5 * RTT, true, t);
+	w1 = c->cwnd;
+	cr_assert_lt(w1, w0, "multiplicative decrease");
+	cr_assert_geq(w1, w0 / 2, "at most max_md_jump (0.5) at once");
+	uet_ccc_on_send(c, MTU, false, t + RTT / 2);
+	ack(c, MTU, 5 * RTT, true, t + RTT / 2);
+	cr_assert_eq(c->cwnd, w1, "not twice within a base RTT");
+	uet_ccc_on_send(c, MTU, false, t + 2 * RTT);
+	ack(c, MTU, 5 * RTT, true, t + 2 * RTT);
+	cr_assert_lt(c->cwnd, w1, "again after a base RTT");
+	uet_ccc_table_fini(&tab);
+}
+
+Test(ccc, nscc_ecn_without_delay_changes_nothing)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	int64_t w;
+
+	c->u.nscc.cwnd = c->cwnd = c->cwnd / 2;
+	w = c->cwnd;
+	uet_ccc_on_send(c, MTU, false, 5000);
+	ack(c, MTU, RTT + RTT / 4, true, 5000);
+	cr_assert_eq(c->cwnd, w, "congestion starting: leave it to spraying");
+	uet_ccc_table_fini(&tab);
+}
+
+/* No ECN, a queue below target: the window grows back to max_wnd and no
+ * further. */
+Test(ccc, nscc_grows_when_clear_and_stops_at_max)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	int64_t half = c->cwnd / 2;
+	uet_time t = 1000;
+	unsigned i;
+
+	c->u.nscc.cwnd = c->cwnd = half;
+	for (i = 0; i < 2000; i++) {
+		t += 100;
+		uet_ccc_on_send(c, MTU, false, t);
+		ack(c, MTU, RTT + RTT / 4, false, t);
+	}
+	cr_assert_gt(c->cwnd, half, "proportional increase");
+	cr_assert_leq(c->cwnd, c->u.nscc.max_wnd);
+	for (i = 0; i < 20000; i++) {
+		t += 100;
+		uet_ccc_on_send(c, MTU, false, t);
+		ack(c, MTU, RTT, false, t);
+	}
+	cr_assert_eq(c->cwnd, c->u.nscc.max_wnd, "capped at max_wnd");
+	uet_ccc_table_fini(&tab);
+}
+
+/* A queue at or over target without ECN: the fair additive increase. */
+Test(ccc, nscc_fair_increase_above_target)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	int64_t w;
+	uet_time t = 1000;
+	unsigned i;
+
+	c->u.nscc.cwnd = c->cwnd = 4 * (int64_t)MTU;
+	w = c->cwnd;
+	for (i = 0; i < 64; i++) {
+		t += 100;
+		uet_ccc_on_send(c, MTU, false, t);
+		ack(c, MTU, 2 * RTT + RTT / 2, false, t);
+	}
+	cr_assert_gt(c->cwnd, w);
+	uet_ccc_table_fini(&tab);
+}
+
+Test(ccc, nscc_smaller_rtt_lowers_base_and_max_window)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	int64_t m = c->u.nscc.max_wnd;
+
+	uet_ccc_on_send(c, MTU, false, 1000);
+	ack(c, MTU, RTT / 2, false, 2000);
+	cr_assert_eq(c->u.nscc.base_rtt, RTT / 2);
+	cr_assert_eq(c->u.nscc.max_wnd, m / 2);
+	cr_assert_leq(c->cwnd, m / 2);
+	uet_ccc_table_fini(&tab);
+}
+
+/* Losses and trims take a packet off the window, never below one MTU;
+ * a trim can instead set it to what the last period delivered (quick
+ * adapt). */
+Test(ccc, nscc_loss_and_trim_shrink_to_at_least_one_mtu)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	int64_t w = c->cwnd;
+	unsigned i;
+
+	c->ops->on_loss(c, MTU, 1000, 2000);
+	cr_assert_eq(c->cwnd, w - MTU);
+	for (i = 0; i < 10000; i++)
+		c->ops->on_loss(c, MTU, 1000, 2000);
+	cr_assert_eq(c->cwnd, c->mtu, "floor: one full packet");
+	uet_ccc_table_fini(&tab);
+
+	c = open_cc(UET_CCA_NSCC, true);
+	w = c->cwnd;
+	/* a period passes that delivered 2 packets */
+	ack(c, MTU, RTT, false, 1000 + 3 * RTT);
+	ack(c, MTU, RTT, false, 1000 + 6 * RTT);
+	c->ops->on_nack(c, MTU, UET_CC_NACK_TRIM, true, UET_TIME_NONE,
+			1000 + 9 * RTT);
+	cr_assert_lt(c->cwnd, w / 8, "quick adapt to the goodput");
+	cr_assert_geq(c->cwnd, c->mtu);
+	uet_ccc_table_fini(&tab);
+}
