@@ -527,6 +527,7 @@ uet_stats() {
 
 # The counters quoted per program: impairment, then the engine's recovery.
 stats_keys="impair_dropped impair_dup impair_reordered retx_rto retx_nack"
+stats_keys="$stats_keys retx_sack retx_tlp"
 stats_keys="$stats_keys nacks_tx sack_gaps dup_rx drop_malformed drop_job"
 stats_keys="$stats_keys drop_pdc drop_psn drop_other pdc_failed unexp_msgs"
 stats_keys="$stats_keys ret_tx ret_rx rma_rx rma_refused tx_pkts rx_pkts"

@@ -165,7 +165,8 @@ uet_stats() { # LOGS...
 			if (!n)
 				exit
 			printf "uet stats, %d endpoints:", n
-			split("tx_pkts rx_pkts retx_rto retx_nack nacks_tx " \
+			split("tx_pkts rx_pkts retx_rto retx_nack retx_sack " \
+			      "retx_tlp nacks_tx " \
 			      "sack_gaps dup_rx drop_psn pdc_failed", k, " ")
 			for (i = 1; i in k; i++)
 				printf " %s %d", k[i], v[k[i]]

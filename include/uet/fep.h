@@ -64,6 +64,13 @@ struct uet_fep_config {
 	unsigned max_retx;		/* retries of one packet before the PDC fails */
 	uet_time ack_delay;		/* longest an ACK is held for coalescing */
 	unsigned ack_every;		/* ACK at least every N packets */
+	/* Loss inference (pds.h: Loss): a packet is resent once a packet
+	 * sent after it was acknowledged and reorder_window (0: a quarter of
+	 * the smallest RTT) has passed beyond its RTT; a PDC whose ACKs stop
+	 * resends its newest packet after two RTTs (tail probe). Off: the
+	 * RTO alone. */
+	bool loss_infer;
+	uet_time reorder_window;
 	uet_time pdc_idle;		/* idle time before an initiator closes a PDC */
 	uint16_t entropy_count;		/* distinct entropy values to spray over */
 	uint16_t entropy_run;		/* packets sent on one value before the
@@ -204,7 +211,8 @@ struct uet_callbacks {
 /* Counters, for tests, logs and the exit-time dump. */
 struct uet_fep_stats {
 	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
-	uint64_t retx_rto, retx_nack;	/* retransmissions by cause */
+	uint64_t retx_rto, retx_nack;	/* retransmissions by cause: RTO, NACK, */
+	uint64_t retx_sack, retx_tlp;	/* inferred from ACKs, tail probe */
 	uint64_t acks_tx, acks_rx, nacks_tx, nacks_rx;
 	uint64_t sack_gaps;		/* holes reported in SACK bitmaps */
 	uint64_t dup_rx;		/* duplicate requests received */

@@ -57,6 +57,8 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->max_retx = 8;
 	cfg->ack_delay = 250 * UET_USEC;
 	cfg->ack_every = 16;
+	cfg->loss_infer = true;
+	cfg->reorder_window = 0;
 	cfg->pdc_idle = 1 * UET_SEC;
 	cfg->entropy_count = 16;
 	/* One GSO train per value: 16 MTU-1500 packets are 23 KB, and a

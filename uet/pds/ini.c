@@ -102,6 +102,21 @@ static void ent_due(struct uet_pds *pds, struct uet_pdc *pdc,
 	uet_pdc_want_retx(pds, pdc);
 }
 
+/* What one ACK newly tells about the packets it covers. */
+struct ini_news {
+	uet_time newest;	/* latest first send of one sent once */
+	uet_time rack;		/* latest send of one surely arrived */
+	uint32_t rack_psn;	/* its PSN: orders packets sent at once */
+	uint32_t bytes;		/* nominal bytes newly known arrived */
+};
+
+/* Was (t, psn) sent after (rt, rpsn)? Time first, then PSN (RFC 8985
+ * §6.2 breaks ties by sequence). */
+static bool ini_later(uet_time t, uint32_t psn, uet_time rt, uint32_t rpsn)
+{
+	return t > rt || (t == rt && uet_psn_gt(psn, rpsn));
+}
+
 /* Sent once, and this is the first word that it arrived (Karn: the ACK
  * of a packet sent twice may be for either copy). */
 static bool ent_timed(const struct uet_rtb_ent *e)
@@ -112,29 +127,45 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 
 /* The ACK for psn arrived: tell SES (reply NULL: cumulative, §5.4 step
  * 3). */
-static uint32_t ini_acked(struct uet_pds *pds, struct uet_pdc *pdc,
-			  uint32_t psn, const struct uet_ses_reply *reply,
-			  uet_time *newest, uet_time now)
+/* e is newly known to have arrived: note what that says. */
+static void ini_news_add(const struct uet_pdc *pdc,
+			 const struct uet_rtb_ent *e, uint32_t psn,
+			 struct ini_news *nw, uet_time now)
+{
+	if (ent_timed(e) &&
+	    (nw->newest == UET_TIME_NONE || e->sent_at > nw->newest))
+		nw->newest = e->sent_at;
+	/* RACK (RFC 8985 §6.2): the copy that arrived is the latest only
+	 * if sent once, or if the answer took at least the smallest RTT. */
+	if ((e->fl & UET_RTB_SENT) &&
+	    ((!e->retx && !e->nacks) || now - e->tx_at >= pdc->rtt.min) &&
+	    (nw->rack == UET_TIME_NONE ||
+	     ini_later(e->tx_at, psn, nw->rack, nw->rack_psn))) {
+		nw->rack = e->tx_at;
+		nw->rack_psn = psn;
+	}
+	nw->bytes += e->size;
+}
+
+static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
+		      const struct uet_ses_reply *reply, struct ini_news *nw,
+		      uet_time now)
 {
 	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
-	uint32_t bytes = e->size;
 
-	if (ent_timed(e) && (*newest == UET_TIME_NONE || e->sent_at > *newest))
-		*newest = e->sent_at;
-	/* SACKed before: its bytes were counted then */
-	if (e->fl & UET_RTB_SACKED)
-		bytes = 0;
+	/* SACKed before: counted then */
+	if (!(e->fl & UET_RTB_SACKED))
+		ini_news_add(pdc, e, psn, nw, now);
 	ent_land(pdc, e);
 	ent_undue(pdc, e);
 	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
 	e->fl |= UET_RTB_ACKED;
 	if (!(e->fl & UET_RTB_CLOSE))
 		uet_ses_tx_acked(pds->ses, &pdc->ref, &e->pkt, reply, now);
-	return bytes;
 }
 
 static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
-			 uet_time *newest, uint32_t *bytes)
+			 struct ini_news *nw, uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	unsigned i, n = 0;
@@ -148,12 +179,9 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
 		e = uet_rtb_get(rtb, psn);
 		if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED))
 			continue;
-		if (ent_timed(e) &&
-		    (*newest == UET_TIME_NONE || e->sent_at > *newest))
-			*newest = e->sent_at;
+		ini_news_add(pdc, e, psn, nw, now);
 		/* Arrived: no resend; a pending one is cancelled. */
 		e->fl |= UET_RTB_SACKED;
-		*bytes += e->size;
 		ent_land(pdc, e);
 		ent_undue(pdc, e);
 		n++;
@@ -205,6 +233,118 @@ static void ini_restart(struct uet_pds *pds, struct uet_pdc *pdc,
 	}
 }
 
+static void ini_count_resend(struct uet_pds *pds, uint8_t cause)
+{
+	switch (cause) {
+	case UET_RTB_BY_NACK:
+		pds->st->retx_nack++;
+		break;
+	case UET_RTB_BY_SACK:
+		pds->st->retx_sack++;
+		break;
+	case UET_RTB_BY_TLP:
+		pds->st->retx_tlp++;
+		break;
+	default:
+		pds->st->retx_rto++;
+	}
+}
+
+/* How much later than its RTT a packet may arrive behind one sent after
+ * it (spraying reorders) before it is taken for lost. */
+static uet_time ini_reorder_window(const struct uet_pds *pds,
+				   const struct uet_pdc *pdc)
+{
+	if (pds->cfg.reorder_window)
+		return pds->cfg.reorder_window;
+	return pdc->rtt.min / 4;
+}
+
+/* RACK (RFC 8985) over the SACK bitmap: a packet sent before one that
+ * arrived, and older than the RTT plus the reorder window, is lost: it
+ * is resent now instead of at its RTO. A live peer is answering, so this
+ * does not count against max_retx. Sets rack_at for the next suspect. */
+static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uet_time wait, at;
+	uint32_t psn;
+
+	pdc->rack_at = UET_TIME_NONE;
+	/* ROD: the target NACKs the first gap, Go-Back-N does the rest. */
+	if (!pds->cfg.loss_infer || pdc->rod || pdc->rack_tx == UET_TIME_NONE ||
+	    !pdc->rtt.valid)
+		return;
+	wait = pdc->rtt.latest + ini_reorder_window(pds, pdc);
+	for (psn = rtb->base; psn != rtb->next; psn++) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
+
+		if (!(e->fl & UET_RTB_FLIGHT) ||
+		    !ini_later(pdc->rack_tx, pdc->rack_psn, e->tx_at, psn))
+			continue;
+		at = e->tx_at + wait;
+		if (at > now) {
+			if (at < pdc->rack_at)
+				pdc->rack_at = at;
+			continue;
+		}
+		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
+		ent_land(pdc, e);
+		ent_undue(pdc, e);
+		if (e->nacks < UINT8_MAX)
+			e->nacks++;
+		e->cause = UET_RTB_BY_SACK;
+		e->backoff = false;
+		ent_due(pds, pdc, e, UET_RTB_DUE);
+	}
+}
+
+/* A tail probe (RFC 8985 §7) is due two RTTs after the last send or ACK,
+ * plus the target's ACK delay, while packets are in flight; before the
+ * first RTT sample the RTO covers it. */
+static void ini_arm_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	pdc->tlp_at = UET_TIME_NONE;
+	if (!pds->cfg.loss_infer || pdc->rod || !pdc->rtt.valid || pdc->tlp_out ||
+	    !pdc->ccc || !pdc->ccc->inflight_pkts)
+		return;
+	pdc->tlp_at = now + 2 * pdc->rtt.srtt + pds->cfg.ack_delay;
+}
+
+/* The probe: the newest packet in flight goes again, asking for its ACK;
+ * the SACK that answers shows any hole before it. Not a loss for the
+ * CCC: nothing is known lost yet. */
+static void ini_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	uint32_t psn;
+
+	pdc->tlp_at = UET_TIME_NONE;
+	for (psn = rtb->next; psn != rtb->base;) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, --psn);
+
+		if (!(e->fl & UET_RTB_FLIGHT) || (e->fl & UET_RTB_CLOSE))
+			continue;
+		ent_land(pdc, e);
+		if (e->nacks < UINT8_MAX)
+			e->nacks++;
+		e->cause = UET_RTB_BY_TLP;
+		ent_due(pds, pdc, e, UET_RTB_DUE);
+		pdc->tlp_out = true;
+		return;
+	}
+	(void)now;
+}
+
+uet_time uet_ini_send_deadline(struct uet_pdc *pdc)
+{
+	uet_time t = uet_rtb_next_timer(&pdc->rtb);
+
+	if (pdc->rack_at < t)
+		t = pdc->rack_at;
+	return pdc->tlp_at < t ? pdc->tlp_at : t;
+}
+
 int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		   const struct uet_pkt *p, uet_time now)
 {
@@ -213,8 +353,9 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uint8_t req = h->flags & UET_PDS_F_REQ_MASK;
 	struct uet_pdc *pdc;
 	struct uet_rtb *rtb;
-	uint32_t cack, ack_psn, psn, bytes = 0;
-	uet_time newest = UET_TIME_NONE, exact, rtt = UET_TIME_NONE;
+	struct ini_news nw = { UET_TIME_NONE, UET_TIME_NONE, 0, 0 };
+	uint32_t cack, ack_psn, psn;
+	uet_time exact, rtt = UET_TIME_NONE;
 	unsigned n = 0;
 
 	/* §5.4 step 1: the PDC (by our id; the FA only, pds.h: Addresses),
@@ -268,8 +409,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 				memcpy(reply.data, p->payload, p->payload_len);
 			}
 		}
-		bytes += ini_acked(pds, pdc, ack_psn,
-				   p->has_rsp ? &reply : NULL, &newest, now);
+		ini_acked(pds, pdc, ack_psn, p->has_rsp ? &reply : NULL, &nw,
+			  now);
 		n++;
 	}
 	if (req == UET_PDS_F_REQ_CLEAR)
@@ -279,7 +420,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	/* Step 3: everything up to CACK, without a response. */
 	for (psn = rtb->base; uet_psn_le(psn, cack); psn++) {
 		if (!(uet_rtb_get(rtb, psn)->fl & UET_RTB_ACKED)) {
-			bytes += ini_acked(pds, pdc, psn, NULL, &newest, now);
+			ini_acked(pds, pdc, psn, NULL, &nw, now);
 			n++;
 		}
 	}
@@ -291,9 +432,9 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	if (h->type != UET_PDS_ACK)
 		n += ini_sack(pdc, cack + (uint32_t)(int32_t)a->sack_psn_offset,
-			      a->sack_bitmap, &newest, &bytes);
+			      a->sack_bitmap, &nw, now);
 	if (exact == UET_TIME_NONE)
-		exact = newest;
+		exact = nw.newest;
 	if (exact != UET_TIME_NONE && exact <= now) {
 		rtt = now - exact;
 		uet_rtt_sample(&pdc->rtt, rtt);
@@ -307,13 +448,25 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		ini_restart(pds, pdc, now);
 	if (n) {
 		struct uet_cc_ack ev = {
-			.bytes = bytes, .pkts = n, .rtt = rtt,
+			.bytes = nw.bytes, .pkts = n, .rtt = rtt,
 			.ecn = h->flags & UET_PDS_F_M, .now = now,
 		};
 
 		uet_ccc_on_ack(pdc->ccc, &ev);
-		ini_wake_ccc(pds, pdc->ccc);
 	}
+	/* Any ACK ends a tail probe; what it proves arrived may prove
+	 * older packets lost. */
+	pdc->tlp_out = false;
+	if (nw.rack != UET_TIME_NONE &&
+	    (pdc->rack_tx == UET_TIME_NONE ||
+	     ini_later(nw.rack, nw.rack_psn, pdc->rack_tx, pdc->rack_psn))) {
+		pdc->rack_tx = nw.rack;
+		pdc->rack_psn = nw.rack_psn;
+	}
+	ini_infer(pds, pdc, now);
+	ini_arm_tlp(pds, pdc, now);
+	if (n)
+		ini_wake_ccc(pds, pdc->ccc);
 
 	/* Step 6 (§6): CLEAR once every ACK up to the one asking arrived. */
 	if (uet_psn_gt(rtb->clear_want, rtb->clear_sent) &&
@@ -394,7 +547,7 @@ static uet_time ini_idle_at(const struct uet_pds *pds,
 
 uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	uet_time t = uet_rtb_next_timer(&pdc->rtb), at;
+	uet_time t = uet_ini_send_deadline(pdc), at;
 
 	/* The delayed ACK of return-direction packets. */
 	if (!(pdc->ctl & UET_PDC_CTL_ACK) && pdc->rx.ack_at < t)
@@ -432,6 +585,11 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	uint32_t psn;
+
+	if (pdc->rack_at <= now)
+		ini_infer(pds, pdc, now);
+	if (pdc->tlp_at <= now)
+		ini_tlp(pds, pdc, now);
 
 	if (uet_rtb_next_timer(rtb) <= now) {
 		for (psn = rtb->base; psn != rtb->next; psn++) {
@@ -614,15 +772,13 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		e->sent_at = now;
 	e->fl |= UET_RTB_SENT;
 	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
-	if (resend) {
-		if (e->by_nack)
-			pds->st->retx_nack++;
-		else
-			pds->st->retx_rto++;
-	} else if (!pdc->ref.initiator) {
+	if (resend)
+		ini_count_resend(pds, e->cause);
+	else if (!pdc->ref.initiator)
 		pds->st->ret_tx++;
-	}
-	e->by_nack = false;
+	e->cause = UET_RTB_BY_RTO;
+	e->tx_at = now;
+	ini_arm_tlp(pds, pdc, now);
 	pdc->last_act = now;
 	return n;
 }
@@ -770,7 +926,7 @@ bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		return true;
 	/* The target is short of something: an immediate resend would be
 	 * refused again (spec NACK_RETX_TIME), so pause, doubling. */
-	e->by_nack = true;
+	e->cause = UET_RTB_BY_NACK;
 	e->backoff = true;
 	/* A target short of a resource says nothing of the network. */
 	ent_land(pdc, e);
@@ -804,7 +960,7 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	if (e->nacks >= pds->cfg.max_retx)
 		return uet_ini_backoff(pds, pdc, psn, code, now);
 	e->nacks++;
-	e->by_nack = true;
+	e->cause = UET_RTB_BY_NACK;
 	e->backoff = false;
 	if (e->fl & UET_RTB_FLIGHT)
 		pdc->ccc->ops->on_nack(pdc->ccc, e->size, ini_nack_why(code),
@@ -851,7 +1007,7 @@ bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		if (e->nacks < UINT8_MAX)
 			e->nacks++;
 		e->backoff = false;
-		e->by_nack = true;
+		e->cause = UET_RTB_BY_NACK;
 		ent_land(pdc, e);
 		ent_due(pds, pdc, e, UET_RTB_DUE);
 	}

@@ -66,6 +66,9 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 /* Leave the PDC's congestion context, taking what it has in flight out
  * of it (the PDC is going away). */
 void uet_ini_leave_ccc(struct uet_pdc *pdc);
+/* The earliest timer of the direction this PDC sends: RTO, loss
+ * inference, tail probe. */
+uet_time uet_ini_send_deadline(struct uet_pdc *pdc);
 /* An RTT sample less the target's service time (ACK_CC, in
  * UET_CCC_SERVICE_NS units). */
 uet_time uet_ini_less_service(uet_time rtt, uint16_t service);

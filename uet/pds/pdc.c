@@ -177,6 +177,7 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	pdc->last_act = pdc->heard_at = now;
 	pdc->probe_at = UET_TIME_NONE;
 	pdc->linger_until = UET_TIME_NONE;
+	pdc->rack_tx = pdc->rack_at = pdc->tlp_at = UET_TIME_NONE;
 	uet_rtb_init(&pdc->rtb, &pds->rtb_ents[slot * pds->rtb_cap],
 		     pds->rtb_cap, start);
 	/* Until an ACK_CC says otherwise, assume the smallest MP_RANGE. */

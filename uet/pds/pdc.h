@@ -61,6 +61,12 @@ struct uet_pdc {
 	uet_time last_act;		/* last packet sent or received */
 	uet_time heard_at;		/* last packet from the peer */
 	uet_time probe_at;		/* initiator: next liveness probe */
+	/* Loss inference of the direction we send (ini.c) */
+	uet_time rack_tx;		/* latest send of a packet known arrived */
+	uint32_t rack_psn;		/* and its PSN */
+	uet_time rack_at;		/* when a suspect is due to be lost */
+	uet_time tlp_at;		/* tail probe, if no ACK comes first */
+	bool tlp_out;			/* a probe went; none again until ACK */
 	uint8_t probes;			/* initiator: probes unanswered */
 	uet_time linger_until;		/* CLOSED: free after this */
 	uet_time reap_at;		/* target: reap deferred to this */

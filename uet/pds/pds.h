@@ -47,6 +47,14 @@
  *   (max_retx + 1) * rto_max. NACKs prove the peer alive and never use
  *   that budget: trims etc. resend at once (paced after max_retx of them),
  *   resource NACKs back off rto_min * 2^n up to rto_max, indefinitely.
+ *   Before the RTO (cfg.loss_infer, RUD): RACK (RFC 8985) on the ACKs'
+ *   SACK bitmaps - a packet sent before one that arrived is lost once
+ *   its latest RTT plus the reorder window (cfg.reorder_window, else a
+ *   quarter of the smallest RTT: spraying reorders) has passed since its
+ *   send, and is resent then; a PDC whose ACKs stop with packets in
+ *   flight resends its newest after 2 SRTT + ack_delay (tail probe), so
+ *   that the answer's SACK shows the holes. Both count as NACKs do (a
+ *   live peer), and the CCC hears of each inferred loss, not of probes.
  * - ROD: Go-Back-N. The target hands SES only the next PSN; anything
  *   ahead is dropped, and NACKed ROD_OOO (payload = expected PSN) once per
  *   expected PSN; the initiator rewinds once per expected PSN.

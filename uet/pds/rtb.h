@@ -28,6 +28,14 @@
 #define UET_RTB_SENT	0x40	/* sent once: later sends carry RETX */
 #define UET_RTB_CLOSE	0x80	/* the CLOSE CP, not an SES packet */
 
+/* Why a resend is pending (the stats' split). */
+enum {
+	UET_RTB_BY_RTO = 0,
+	UET_RTB_BY_NACK,
+	UET_RTB_BY_SACK,	/* later packets arrived: inferred lost */
+	UET_RTB_BY_TLP,		/* tail probe */
+};
+
 struct uet_rtb_ent {
 	struct uet_ses_pkt pkt;
 	uet_time rto_at;	/* UET_TIME_NONE when no timer runs */
@@ -35,7 +43,8 @@ struct uet_rtb_ent {
 	uint8_t fl;		/* UET_RTB_* */
 	uint8_t retx;		/* RTOs (resends and ACK_REQs): bounded */
 	uint8_t nacks;		/* resends a NACK asked for: not bounded */
-	bool by_nack;		/* the pending resend was asked by a NACK */
+	uint8_t cause;		/* of the pending resend: UET_RTB_BY_* */
+	uet_time tx_at;		/* latest transmission (loss inference) */
 	bool backoff;		/* the timer is a NACK back-off, not an RTO */
 	uint16_t size;		/* nominal bytes (cms), set when sent */
 };

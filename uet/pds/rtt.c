@@ -9,6 +9,7 @@ void uet_rtt_init(struct uet_rtt *r)
 {
 	r->srtt = 0;
 	r->rttvar = 0;
+	r->latest = r->min = 0;
 	r->valid = false;
 }
 
@@ -16,6 +17,9 @@ void uet_rtt_sample(struct uet_rtt *r, uet_time m)
 {
 	uet_time err;
 
+	r->latest = m;
+	if (!r->valid || m < r->min)
+		r->min = m;
 	if (!r->valid) {
 		r->srtt = m;
 		r->rttvar = m / 2;

@@ -19,6 +19,8 @@
 struct uet_rtt {
 	uet_time srtt;		/* smoothed RTT */
 	uet_time rttvar;	/* smoothed mean deviation */
+	uet_time latest;	/* the last sample */
+	uet_time min;		/* the smallest sample */
 	bool valid;		/* at least one sample */
 };
 

@@ -464,7 +464,7 @@ uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 {
 	uet_time t = pdc->ctl & UET_PDC_CTL_ACK ? UET_TIME_NONE :
 						    pdc->rx.ack_at;
-	uet_time end = tgt_end(pds, pdc), rto = uet_rtb_next_timer(&pdc->rtb);
+	uet_time end = tgt_end(pds, pdc), rto = uet_ini_send_deadline(pdc);
 
 	if (rto < t)
 		t = rto;

@@ -375,7 +375,8 @@ Test(cless, uud_loss_is_a_message_gone)
 	cr_assert(!memcmp(d[0], s[0], 64));
 	cr_assert(!memcmp(d[1], s[2], 64), "the third took the next receive");
 	cr_assert_null(find(1, &cr[2]));
-	cr_assert_eq(stats(0).retx_rto + stats(0).retx_nack, 0);
+	cr_assert_eq(stats(0).retx_rto + stats(0).retx_nack +
+		     stats(0).retx_sack + stats(0).retx_tlp, 0);
 	/* the receive still waiting can be cancelled */
 	cr_assert_eq(uet_fep_cancel(H.node[1].fep, &cr[2]), 0);
 	cr_assert_eq(find(1, &cr[2])->err, UET_ERR_CANCELED);

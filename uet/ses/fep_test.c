@@ -473,7 +473,8 @@ Test(fep, big_read_over_lossy_link)
 		cr_assert_gt(ms.dropped, 0);
 		cr_assert_gt(ms.duplicated, 0);
 		uet_fep_stats(H.node[1].fep, &st);
-		cr_assert_gt(st.retx_rto + st.retx_nack, 0,
+		cr_assert_gt(st.retx_rto + st.retx_nack + st.retx_sack +
+			     st.retx_tlp, 0,
 			     "no return packet was resent");
 	}
 	free(src);

@@ -1,0 +1,195 @@
+/* Loss inference (pds.h: Loss): a hole that packets sent after it have
+ * overtaken is resent about one RTT after it was sent, not at its RTO;
+ * reordering within the window resends nothing; a lost tail is found by
+ * the tail probe; under random loss the RTO is the exception. */
+#include "test_util.h"
+
+TestSuite(infer, .fini = t_fini);
+
+#define HOP	(10 * UET_USEC)		/* one-way delay of the mem port */
+
+static struct uet_fep_config infer_cfg(void)
+{
+	struct uet_fep_config c = t_cfg();
+
+	c.loss_infer = true;
+	c.rto_min = 10 * UET_MSEC;	/* far from the RTT: who resent? */
+	c.rto_max = 100 * UET_MSEC;
+	c.ack_delay = 20 * UET_USEC;
+	c.ack_every = 4;
+	return c;
+}
+
+static void infer_init(const struct uet_fep_config *c)
+{
+	struct uet_mem_impair imp = { .delay = HOP };
+
+	t_init(2, c, NULL);
+	t_impair(0, &imp);
+	t_impair(1, &imp);
+	t_establish(0, 1);	/* a first RTT sample */
+}
+
+/* The first resend in the log, or NULL. */
+static const struct tlog *first_resend(void)
+{
+	for (size_t i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && t_is_req(&T.log[i]) &&
+		    (T.log[i].p.pds.flags & UET_PDS_F_RETX))
+			return &T.log[i];
+	return NULL;
+}
+
+Test(infer, hole_resent_after_one_rtt_not_rto)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .drop_mask = 1u << 3 };
+	const struct tlog *r;
+	uint32_t p0;
+	uet_time t0;
+
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t0 = T.h.now;
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
+	r = first_resend();
+	cr_assert_not_null(r);
+	cr_assert_eq(r->p.pds.req.psn, p0 + 3, "the hole, and only it");
+	cr_assert_eq(t_reqs(0), 21);
+	cr_assert_lt(r->t - t0, 4 * HOP + c.ack_delay + 50 * UET_USEC,
+		     "resent %lu ns after the send", (unsigned long)(r->t - t0));
+	cr_assert_eq(t_stats(0).retx_sack, 1, "sack %lu tlp %lu",
+		     (unsigned long)t_stats(0).retx_sack,
+		     (unsigned long)t_stats(0).retx_tlp);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+	cr_assert_eq(T.nerr[0], 0);
+}
+
+/* A packet overtaken by less than the reorder window is waited for. */
+Test(infer, reordering_within_the_window_resends_nothing)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .reorder_mask = 1u << 5,
+				      .reorder_delay = 15 * UET_USEC };
+
+	c.reorder_window = 30 * UET_USEC;
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t_send(0, 1, 40 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_null(first_resend(), "a late packet was taken for lost");
+	cr_assert_eq(t_stats(1).dup_rx, 0);
+}
+
+/* The same lateness beyond a smaller window: resent, and the copy that
+ * arrives second is a harmless duplicate. */
+Test(infer, reordering_beyond_the_window_resends_once)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .reorder_mask = 1u << 5,
+				      .reorder_delay = 200 * UET_USEC };
+
+	c.reorder_window = 5 * UET_USEC;
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_not_null(first_resend());
+	cr_assert_eq(t_stats(0).retx_sack, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+}
+
+/* The last packet of a message is lost: nothing after it can reveal the
+ * hole, and its AR asked for an ACK that never comes. The tail probe
+ * resends it after about two RTTs. */
+Test(infer, lost_tail_found_by_the_probe)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .drop_mask = 1u << 7 };
+	const struct tlog *r;
+	uet_time t0;
+
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t0 = T.h.now;
+	t_send(0, 1, 8 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	r = first_resend();
+	cr_assert_not_null(r);
+	cr_assert_eq(r->p.pds.req.psn,
+		     t_nth(0, UET_PDS_RUD_REQ, 7)->p.pds.req.psn);
+	cr_assert_lt(r->t - t0, c.rto_min / 10, "probe at +%lu ns",
+		     (unsigned long)(r->t - t0));
+	cr_assert_eq(t_stats(0).retx_tlp, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+}
+
+/* Off: the same hole waits for its RTO, as before. */
+Test(infer, off_leaves_it_to_the_rto)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .drop_mask = 1u << 3 };
+
+	c.loss_infer = false;
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 1);
+	cr_assert_eq(t_stats(0).retx_sack + t_stats(0).retx_tlp, 0);
+}
+
+/* Time to move len bytes 0 -> 1 under loss (ppm both ways), and the
+ * resends by cause. */
+static uet_time lossy_run(uint32_t ppm, size_t len, struct uet_fep_stats *st)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .drop_ppm = ppm };
+	uet_time t0;
+
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t_impair(1, &imp);
+	t0 = T.h.now;
+	t_send(0, 1, len);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	*st = t_stats(0);
+	t0 = T.h.now - t0;
+	t_fini();
+	return t0;
+}
+
+/* cms issue §4: under 5% random loss each way, resends are mostly
+ * inferred, and the message takes a small multiple of its loss-free
+ * time, not tens of RTOs. */
+Test(infer, five_percent_loss_mostly_inferred)
+{
+	struct uet_fep_stats clean, lossy;
+	size_t len = 600 * T_SEG;
+	uet_time t_clean, t_lossy;
+	uint64_t inferred;
+
+	t_clean = lossy_run(0, len, &clean);
+	t_lossy = lossy_run(50000, len, &lossy);
+	inferred = lossy.retx_sack + lossy.retx_tlp + lossy.retx_nack;
+	cr_log_info("5%% loss: %lu ns vs %lu ns clean; resends rto %lu "
+		    "sack %lu tlp %lu nack %lu", (unsigned long)t_lossy,
+		    (unsigned long)t_clean, (unsigned long)lossy.retx_rto,
+		    (unsigned long)lossy.retx_sack,
+		    (unsigned long)lossy.retx_tlp,
+		    (unsigned long)lossy.retx_nack);
+	cr_assert_eq(clean.retx_rto + clean.retx_sack + clean.retx_tlp, 0);
+	cr_assert_gt(inferred, 4 * lossy.retx_rto,
+		     "rto %lu of %lu resends", (unsigned long)lossy.retx_rto,
+		     (unsigned long)(inferred + lossy.retx_rto));
+	cr_assert_lt(t_lossy, 5 * t_clean, "%lu ns vs %lu ns clean",
+		     (unsigned long)t_lossy, (unsigned long)t_clean);
+}
