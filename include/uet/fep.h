@@ -285,4 +285,21 @@ size_t uet_fep_tx_left(const struct uet_fep *fep);
 size_t uet_fep_rx_left(const struct uet_fep *fep);
 void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st);
 
+/* One congestion control context (uet/cms), for logs and tools. */
+struct uet_cc_info {
+	struct uet_addr peer;		/* the destination FEP */
+	const char *algo;		/* "fixed", "nscc" */
+	bool active;			/* a PDC uses it now */
+	int64_t cwnd;			/* window, nominal bytes */
+	int64_t inflight;		/* nominal bytes in flight */
+	uet_time base_rtt;		/* NSCC's; UET_TIME_NONE otherwise */
+	uet_time rtt_last;		/* last sample less service time */
+	uint64_t acks, ecn_acks;	/* ACKs without and with flag M */
+};
+
+/* Up to max contexts the FEP has used (active or not, until their slot
+ * is taken again) into out; returns how many there are. */
+size_t uet_fep_cc_info(const struct uet_fep *fep, struct uet_cc_info *out,
+		       size_t max);
+
 #endif

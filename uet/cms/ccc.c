@@ -48,7 +48,10 @@ struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
 	for (unsigned i = 0; i < t->n; i++) {
 		c = &t->slots[i];
 		if (!c->refs) {
-			if (!free_slot)
+			/* the peer's old slot first: one line per peer in
+			 * uet_fep_cc_info */
+			if (!free_slot || (c->ops &&
+					   uet_addr_equal(&c->peer, peer)))
 				free_slot = c;
 			continue;
 		}
@@ -77,6 +80,34 @@ void uet_ccc_put(struct uet_ccc *c)
 {
 	if (c && c->refs)
 		c->refs--;
+}
+
+size_t uet_ccc_table_info(const struct uet_ccc_table *t,
+			  struct uet_cc_info *out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct uet_ccc *c = &t->slots[i];
+		struct uet_cc_info *o;
+
+		if (!c->ops)
+			continue;	/* never used */
+		if (n++ >= max)
+			continue;
+		o = &out[n - 1];
+		o->peer = c->peer;
+		o->algo = c->ops->name;
+		o->active = c->refs > 0;
+		o->cwnd = c->cwnd;
+		o->inflight = c->inflight;
+		o->base_rtt = c->ops == &uet_nscc_ops ? c->u.nscc.base_rtt :
+							UET_TIME_NONE;
+		o->rtt_last = c->rtt_last;
+		o->acks = c->acks;
+		o->ecn_acks = c->ecn_acks;
+	}
+	return n;
 }
 
 void uet_ccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)

@@ -125,6 +125,9 @@ void uet_ccc_table_fini(struct uet_ccc_table *t);
 struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
 			    const struct uet_addr *peer, uet_time now);
 void uet_ccc_put(struct uet_ccc *c);
+/* uet_fep_cc_info: the slots ever used. */
+size_t uet_ccc_table_info(const struct uet_ccc_table *t,
+			  struct uet_cc_info *out, size_t max);
 /* The ops table for cfg->cca; NULL for a value we do not have. */
 const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca);
 

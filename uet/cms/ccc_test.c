@@ -230,3 +230,26 @@ Test(ccc, nscc_loss_and_trim_shrink_to_at_least_one_mtu)
 	cr_assert_geq(c->cwnd, c->mtu);
 	uet_ccc_table_fini(&tab);
 }
+
+/* What uet_fep_cc_info reports: every slot used, the peer's old one
+ * reused when it comes back. */
+Test(ccc, info_lists_each_peer_once)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	struct uet_addr peer = c->peer;
+	struct uet_cc_info info[4];
+
+	uet_ccc_on_send(c, MTU, false, 1000);
+	ack(c, MTU, RTT, true, 2000);
+	cr_assert_eq(uet_ccc_table_info(&tab, info, 4), 1);
+	cr_assert_str_eq(info[0].algo, "nscc");
+	cr_assert(info[0].active);
+	cr_assert_eq(info[0].ecn_acks, 1);
+	cr_assert_eq(info[0].base_rtt, RTT);
+	uet_ccc_put(c);
+	cr_assert_eq(uet_ccc_table_info(&tab, info, 4), 1);
+	cr_assert_not(info[0].active);
+	cr_assert_eq(uet_ccc_get(&tab, &peer, 3000), c, "its old slot");
+	cr_assert_eq(uet_ccc_table_info(&tab, info, 0), 1, "counted anyway");
+	uet_ccc_table_fini(&tab);
+}

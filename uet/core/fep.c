@@ -271,6 +271,12 @@ void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st)
 	uet_ses_stats_fep(fep->ses, st);
 }
 
+size_t uet_fep_cc_info(const struct uet_fep *fep, struct uet_cc_info *out,
+		       size_t max)
+{
+	return uet_pds_cc_info(fep->pds, out, max);
+}
+
 int uet_fep_mr_reg(struct uet_fep *fep, const struct uet_mr_attr *attr)
 {
 	int rc;

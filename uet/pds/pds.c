@@ -114,6 +114,12 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 	return 0;
 }
 
+size_t uet_pds_cc_info(const struct uet_pds *pds, struct uet_cc_info *out,
+		       size_t max)
+{
+	return uet_ccc_table_info(&pds->cccs, out, max);
+}
+
 void uet_pds_attach(struct uet_pds *pds, struct uet_ses *ses)
 {
 	pds->ses = ses;

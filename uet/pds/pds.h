@@ -173,6 +173,9 @@ int uet_pds_create(struct uet_pds **pds, const struct uet_fep_config *cfg,
 void uet_pds_attach(struct uet_pds *pds, struct uet_ses *ses);
 /* Free without calling SES (uet_fep_close drops pending work). */
 void uet_pds_destroy(struct uet_pds *pds);
+/* uet_fep_cc_info */
+size_t uet_pds_cc_info(const struct uet_pds *pds, struct uet_cc_info *out,
+		       size_t max);
 
 /* The pool is empty: free a closed target PDC that only lingers, or start
  * closing an idle initiator PDC, so a slot comes back soon. */
