@@ -213,6 +213,8 @@ struct uet_fep_stats {
 	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
 	uint64_t retx_rto, retx_nack;	/* retransmissions by cause: RTO, NACK, */
 	uint64_t retx_sack, retx_tlp;	/* inferred from ACKs, tail probe */
+	uint64_t credit_q;		/* RCCC: quanta (256 B) granted */
+	uint64_t credit_req_tx;		/* RCCC: CREDIT_REQUESTs sent */
 	uint64_t acks_tx, acks_rx, nacks_tx, nacks_rx;
 	uint64_t sack_gaps;		/* holes reported in SACK bitmaps */
 	uint64_t dup_rx;		/* duplicate requests received */

@@ -14,8 +14,12 @@ const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca)
 		return &uet_fixed_ops;
 	case UET_CCA_NSCC:
 		return &uet_nscc_ops;
+	case UET_CCA_RCCC:
+		return &uet_rccc_ops;
+	case UET_CCA_NSCC_RCCC:
+		return &uet_rccc_nscc_ops;
 	}
-	return NULL;	/* RCCC: not yet */
+	return NULL;
 }
 
 int uet_ccc_table_init(struct uet_ccc_table *t,
@@ -101,8 +105,9 @@ size_t uet_ccc_table_info(const struct uet_ccc_table *t,
 		o->active = c->refs > 0;
 		o->cwnd = c->cwnd;
 		o->inflight = c->inflight;
-		o->base_rtt = c->ops == &uet_nscc_ops ? c->u.nscc.base_rtt :
-							UET_TIME_NONE;
+		o->base_rtt = c->ops == &uet_nscc_ops ||
+			      c->ops == &uet_rccc_nscc_ops ?
+			      c->nscc.base_rtt : UET_TIME_NONE;
 		o->rtt_last = c->rtt_last;
 		o->acks = c->acks;
 		o->ecn_acks = c->ecn_acks;

@@ -67,6 +67,22 @@ struct uet_nscc {
 	int64_t mtu;
 };
 
+/* RCCC sender state (cms.md §4; rccc.c says what uet chose). Credit is
+ * counted in bytes here and in 256-byte quanta on the wire, as a 24-bit
+ * cumulative count of what the target granted. */
+#define UET_RCCC_QUANTUM	256u
+#define UET_RCCC_Q_MASK		0xFFFFFFu
+
+struct uet_rccc {
+	int64_t credit;			/* bytes we may still send */
+	int64_t max_credit;		/* 1.5 BDP: speculative start, cap */
+	int64_t backlog;		/* bytes SES has still to send */
+	uint32_t granted_q;		/* cumulative grant heard (24 bits) */
+	uint32_t told_q;		/* credit_target last sent */
+	bool spec;			/* still on the speculative credit */
+	uet_time starved_at;		/* no credit, backlog: since when */
+};
+
 struct uet_ccc;
 
 struct uet_cc_ops {
@@ -85,8 +101,9 @@ struct uet_cc_ops {
 	/* A packet sent at sent_at is taken for lost (RTO, inference). */
 	void (*on_loss)(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
 			uet_time now);
-	/* May another packet go? */
-	bool (*can_send)(const struct uet_ccc *c);
+	/* May another packet go? fwd: a forward-direction request (credit
+	 * applies); return-direction read data is not credit-paced. */
+	bool (*can_send)(const struct uet_ccc *c, bool fwd);
 	/* Should the packet about to go (bytes) ask for an ACK? */
 	bool (*ack_request)(const struct uet_ccc *c, uint32_t bytes);
 };
@@ -98,15 +115,15 @@ struct uet_ccc {
 	const struct uet_cc_ops *ops;
 	const struct uet_fep_config *cfg;
 	int64_t inflight;		/* nominal bytes in flight, signed */
+	int64_t rtx_backlog;		/* nominal bytes waiting to be resent */
 	uint32_t inflight_pkts;
 	int64_t mtu;			/* nominal size of a full packet */
 	int64_t cwnd;			/* the algorithm's window, bytes */
 	uet_time last_cut;		/* fixed: last reduction (episodes) */
 	uet_time rtt_last;		/* last sample, for stats */
 	uint64_t ecn_acks, acks;	/* ACKs with and without M */
-	union {
-		struct uet_nscc nscc;
-	} u;
+	struct uet_nscc nscc;		/* NSCC, NSCC+RCCC */
+	struct uet_rccc rccc;		/* RCCC, NSCC+RCCC */
 };
 
 /* The contexts of one FEP, at most n (one per PDC at worst). */
@@ -131,10 +148,21 @@ size_t uet_ccc_table_info(const struct uet_ccc_table *t,
 /* The ops table for cfg->cca; NULL for a value we do not have. */
 const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca);
 
-static inline bool uet_ccc_can_send(const struct uet_ccc *c)
+static inline bool uet_ccc_can_send(const struct uet_ccc *c, bool fwd)
 {
-	return c->ops->can_send(c);
+	return c->ops->can_send(c, fwd);
 }
+
+/* RCCC (no-ops for the other algorithms): does the CCC pace by credit;
+ * the 24-bit credit_target a request carries; a CREDIT CP's cumulative
+ * grant; what SES still has to send; a CREDIT_REQUEST due (starved for
+ * `after`)? */
+bool uet_ccc_credit_paced(const struct uet_ccc *c);
+uint32_t uet_ccc_credit_target(const struct uet_ccc *c);
+void uet_ccc_on_credit(struct uet_ccc *c, uint32_t granted_q, uet_time now);
+void uet_ccc_set_backlog(struct uet_ccc *c, int64_t bytes, uet_time now);
+bool uet_ccc_credit_starved(const struct uet_ccc *c, uet_time after,
+			    uet_time now);
 
 /* A packet of bytes leaves the flight (acknowledged, known lost, or to be
  * resent): the bookkeeping every algorithm shares; its signal is a
@@ -158,5 +186,19 @@ void uet_ccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a);
 
 extern const struct uet_cc_ops uet_fixed_ops;	/* fixed.c */
 extern const struct uet_cc_ops uet_nscc_ops;	/* nscc.c */
+extern const struct uet_cc_ops uet_rccc_ops;	/* rccc.c */
+extern const struct uet_cc_ops uet_rccc_nscc_ops;	/* rccc.c: both */
+
+/* NSCC's pieces, for the combination in rccc.c. */
+void uet_nscc_init(struct uet_ccc *c, uet_time now);
+bool uet_nscc_can_send(const struct uet_ccc *c);
+bool uet_nscc_ack_request(const struct uet_ccc *c, uint32_t bytes);
+void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
+		      uet_time now);
+void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a);
+void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes, enum uet_cc_nack why,
+		      bool ecn, uet_time rtt, uet_time now);
+void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
+		      uet_time now);
 
 #endif

@@ -65,14 +65,14 @@ Test(ccc, fixed_window_counts_packets)
 	unsigned i;
 
 	for (i = 0; i < 8; i++) {
-		cr_assert(uet_ccc_can_send(c), "packet %u", i);
+		cr_assert(uet_ccc_can_send(c, true), "packet %u", i);
 		cr_assert_eq(c->ops->ack_request(c, 100), i == 7);
 		uet_ccc_on_send(c, 100, false, 1000);
 	}
-	cr_assert_not(uet_ccc_can_send(c), "window of 8 packets full");
+	cr_assert_not(uet_ccc_can_send(c, true), "window of 8 packets full");
 	c->ops->on_loss(c, 100, 1000, 2000);
 	ack(c, 100, RTT, true, 3000);
-	cr_assert(uet_ccc_can_send(c), "one landed, one may go");
+	cr_assert(uet_ccc_can_send(c, true), "one landed, one may go");
 	uet_ccc_table_fini(&tab);
 }
 
@@ -80,12 +80,12 @@ Test(ccc, nscc_starts_at_max_window)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
 
-	cr_assert_eq(c->u.nscc.max_wnd, BDP * 3 / 2, "1.5 BDP");
-	cr_assert_eq(c->cwnd, c->u.nscc.max_wnd);
-	cr_assert_eq(c->u.nscc.target_qdelay, RTT, "no trimming: 1 RTT");
+	cr_assert_eq(c->nscc.max_wnd, BDP * 3 / 2, "1.5 BDP");
+	cr_assert_eq(c->cwnd, c->nscc.max_wnd);
+	cr_assert_eq(c->nscc.target_qdelay, RTT, "no trimming: 1 RTT");
 	uet_ccc_table_fini(&tab);
 	c = open_cc(UET_CCA_NSCC, true);
-	cr_assert_eq(c->u.nscc.target_qdelay, RTT * 3 / 4, "trimming: 0.75");
+	cr_assert_eq(c->nscc.target_qdelay, RTT * 3 / 4, "trimming: 0.75");
 	uet_ccc_table_fini(&tab);
 }
 
@@ -94,7 +94,7 @@ Test(ccc, nscc_window_gates_sending_and_asks_for_acks)
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
 	unsigned n = 0;
 
-	while (uet_ccc_can_send(c)) {
+	while (uet_ccc_can_send(c, true)) {
 		uet_ccc_on_send(c, (uint32_t)c->mtu, false, 1000);
 		n++;
 	}
@@ -117,7 +117,7 @@ Test(ccc, nscc_cuts_on_ecn_with_delay_once_per_rtt)
 
 	/* Build the average delay up first (EWMA): samples 4 RTT long. */
 	for (i = 0; i < 400; i++)
-		c->u.nscc.avg_delay += (4 * RTT - c->u.nscc.avg_delay) / 80;
+		c->nscc.avg_delay += (4 * RTT - c->nscc.avg_delay) / 80;
 	uet_ccc_on_send(c, MTU, false, t);
 	ack(c, MTU, 5 * RTT, true, t);
 	w1 = c->cwnd;
@@ -137,7 +137,7 @@ Test(ccc, nscc_ecn_without_delay_changes_nothing)
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
 	int64_t w;
 
-	c->u.nscc.cwnd = c->cwnd = c->cwnd / 2;
+	c->nscc.cwnd = c->cwnd = c->cwnd / 2;
 	w = c->cwnd;
 	uet_ccc_on_send(c, MTU, false, 5000);
 	ack(c, MTU, RTT + RTT / 4, true, 5000);
@@ -154,20 +154,20 @@ Test(ccc, nscc_grows_when_clear_and_stops_at_max)
 	uet_time t = 1000;
 	unsigned i;
 
-	c->u.nscc.cwnd = c->cwnd = half;
+	c->nscc.cwnd = c->cwnd = half;
 	for (i = 0; i < 2000; i++) {
 		t += 100;
 		uet_ccc_on_send(c, MTU, false, t);
 		ack(c, MTU, RTT + RTT / 4, false, t);
 	}
 	cr_assert_gt(c->cwnd, half, "proportional increase");
-	cr_assert_leq(c->cwnd, c->u.nscc.max_wnd);
+	cr_assert_leq(c->cwnd, c->nscc.max_wnd);
 	for (i = 0; i < 20000; i++) {
 		t += 100;
 		uet_ccc_on_send(c, MTU, false, t);
 		ack(c, MTU, RTT, false, t);
 	}
-	cr_assert_eq(c->cwnd, c->u.nscc.max_wnd, "capped at max_wnd");
+	cr_assert_eq(c->cwnd, c->nscc.max_wnd, "capped at max_wnd");
 	uet_ccc_table_fini(&tab);
 }
 
@@ -179,7 +179,7 @@ Test(ccc, nscc_fair_increase_above_target)
 	uet_time t = 1000;
 	unsigned i;
 
-	c->u.nscc.cwnd = c->cwnd = 4 * (int64_t)MTU;
+	c->nscc.cwnd = c->cwnd = 4 * (int64_t)MTU;
 	w = c->cwnd;
 	for (i = 0; i < 64; i++) {
 		t += 100;
@@ -193,12 +193,12 @@ Test(ccc, nscc_fair_increase_above_target)
 Test(ccc, nscc_smaller_rtt_lowers_base_and_max_window)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
-	int64_t m = c->u.nscc.max_wnd;
+	int64_t m = c->nscc.max_wnd;
 
 	uet_ccc_on_send(c, MTU, false, 1000);
 	ack(c, MTU, RTT / 2, false, 2000);
-	cr_assert_eq(c->u.nscc.base_rtt, RTT / 2);
-	cr_assert_eq(c->u.nscc.max_wnd, m / 2);
+	cr_assert_eq(c->nscc.base_rtt, RTT / 2);
+	cr_assert_eq(c->nscc.max_wnd, m / 2);
 	cr_assert_leq(c->cwnd, m / 2);
 	uet_ccc_table_fini(&tab);
 }
@@ -251,5 +251,67 @@ Test(ccc, info_lists_each_peer_once)
 	cr_assert_not(info[0].active);
 	cr_assert_eq(uet_ccc_get(&tab, &peer, 3000), c, "its old slot");
 	cr_assert_eq(uet_ccc_table_info(&tab, info, 0), 1, "counted anyway");
+	uet_ccc_table_fini(&tab);
+}
+
+/* RCCC's sender side: a speculative start of 1.5 BDP, spent by sends,
+ * ended by the first ACK or grant; grants cumulative in 256-byte quanta
+ * with old or repeated ones ignored; the target asks for the backlog
+ * less what is held. */
+Test(ccc, rccc_credit_accounting)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+	int64_t spec = c->rccc.credit;
+	uint32_t t;
+
+	cr_assert_eq(spec, BDP * 3 / 2, "speculative 1.5 BDP");
+	cr_assert(uet_ccc_credit_paced(c));
+	uet_ccc_on_send(c, MTU, false, 1000);
+	cr_assert_eq(c->rccc.credit, spec - MTU);
+	uet_ccc_set_backlog(c, 10 * MTU, 1000);
+	t = uet_ccc_credit_target(c);
+	cr_assert_eq(t, 0, "still holds more than the backlog");
+	ack(c, MTU, RTT, false, 2000);
+	cr_assert_eq(c->rccc.credit, 0, "an ACK ends speculation");
+	cr_assert_not(uet_ccc_can_send(c, true));
+	cr_assert(uet_ccc_can_send(c, false), "return data is not paced");
+	t = uet_ccc_credit_target(c);
+	cr_assert_eq(t, 10 * MTU / UET_RCCC_QUANTUM, "the whole backlog");
+	uet_ccc_on_credit(c, 16, 3000);
+	cr_assert_eq(c->rccc.credit, 16 * UET_RCCC_QUANTUM);
+	uet_ccc_on_credit(c, 16, 3100);
+	uet_ccc_on_credit(c, 10, 3200);
+	cr_assert_eq(c->rccc.credit, 16 * UET_RCCC_QUANTUM,
+		     "a repeated or older grant adds nothing");
+	uet_ccc_on_credit(c, 20, 3300);
+	cr_assert_eq(c->rccc.credit, 20 * UET_RCCC_QUANTUM);
+	cr_assert(uet_ccc_can_send(c, true));
+	uet_ccc_table_fini(&tab);
+}
+
+Test(ccc, rccc_grants_wrap_at_24_bits)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+
+	c->rccc.granted_q = UET_RCCC_Q_MASK - 1;
+	c->rccc.credit = 0;
+	c->rccc.spec = false;
+	uet_ccc_on_credit(c, 3, 1000);
+	cr_assert_eq(c->rccc.credit, 5 * UET_RCCC_QUANTUM, "2^24 - 1 -> 3");
+	uet_ccc_table_fini(&tab);
+}
+
+/* Starved: no credit, a backlog, nothing in flight, for a while. */
+Test(ccc, rccc_starvation_is_noticed)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+
+	c->rccc.spec = false;
+	c->rccc.credit = 0;
+	uet_ccc_set_backlog(c, MTU, 1000);
+	cr_assert_not(uet_ccc_credit_starved(c, 500, 1200));
+	cr_assert(uet_ccc_credit_starved(c, 500, 1500));
+	uet_ccc_on_credit(c, 4, 1600);
+	cr_assert_not(uet_ccc_credit_starved(c, 500, 9000));
 	uet_ccc_table_fini(&tab);
 }

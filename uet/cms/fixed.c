@@ -34,8 +34,9 @@ static void fixed_on_loss(struct uet_ccc *c, uint32_t bytes,
 	(void)c, (void)bytes, (void)sent_at, (void)now;
 }
 
-static bool fixed_can_send(const struct uet_ccc *c)
+static bool fixed_can_send(const struct uet_ccc *c, bool fwd)
 {
+	(void)fwd;
 	return c->inflight_pkts < c->cfg->window;
 }
 

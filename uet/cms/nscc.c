@@ -41,9 +41,9 @@ static int64_t nscc_max_wnd(const struct uet_ccc *c, uet_time base_rtt)
 	return nscc_max64((int64_t)(1.5 * bdp), c->mtu);
 }
 
-static void nscc_init(struct uet_ccc *c, uet_time now)
+void uet_nscc_init(struct uet_ccc *c, uet_time now)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 	uet_time rtt = c->cfg->base_rtt ? c->cfg->base_rtt : NSCC_REF_RTT;
 	double bdp = (double)c->cfg->link_bps / 8.0 * (double)rtt /
 		     (double)UET_SEC;
@@ -70,7 +70,7 @@ static void nscc_init(struct uet_ccc *c, uet_time now)
 
 static void nscc_set(struct uet_ccc *c, int64_t cwnd)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	s->cwnd = nscc_min64(nscc_max64(cwnd, s->mtu), s->max_wnd);
 	c->cwnd = s->cwnd;
@@ -78,7 +78,7 @@ static void nscc_set(struct uet_ccc *c, int64_t cwnd)
 
 static void nscc_update_base_rtt(struct uet_ccc *c, uet_time raw)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	if (raw >= s->base_rtt)
 		return;
@@ -101,7 +101,7 @@ static void nscc_update_delay(struct uet_nscc *s, uet_time delay)
 static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 			     uet_time delay, uet_time now)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	if (s->bytes_ignored < s->bytes_to_ignore && ecn)
 		return true;
@@ -128,7 +128,7 @@ static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 
 static void nscc_fast_increase(struct uet_ccc *c, int64_t n, uet_time delay)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	if (delay < NSCC_NO_DELAY) {
 		s->fi_count += n;
@@ -146,7 +146,7 @@ static void nscc_fast_increase(struct uet_ccc *c, int64_t n, uet_time delay)
 static void nscc_proportional_increase(struct uet_ccc *c, int64_t n,
 				       uet_time delay)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	nscc_fast_increase(c, n, delay);
 	if (s->increase_mode)
@@ -157,7 +157,7 @@ static void nscc_proportional_increase(struct uet_ccc *c, int64_t n,
 
 static void nscc_multiplicative_decrease(struct uet_ccc *c, uet_time now)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 	double f;
 
 	s->increase_mode = false;
@@ -175,7 +175,7 @@ static void nscc_multiplicative_decrease(struct uet_ccc *c, uet_time now)
 
 static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 	int64_t w = s->cwnd + (int64_t)(s->inc_bytes / (double)s->cwnd);
 
 	if (now - s->last_adjust_time >= s->base_rtt) {
@@ -187,15 +187,15 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 	s->received_bytes = 0;
 }
 
-static void nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
+void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
 			 uet_time now)
 {
 	(void)c, (void)bytes, (void)retx, (void)now;
 }
 
-static void nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
+void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 	int64_t n = a->bytes;
 	uet_time delay;
 
@@ -222,11 +222,11 @@ static void nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 		nscc_fulfill_adjustment(c, a->now);
 }
 
-static void nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
+void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 			 enum uet_cc_nack why, bool ecn, uet_time rtt,
 			 uet_time now)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	(void)ecn;
 	if (rtt != UET_TIME_NONE)
@@ -244,34 +244,40 @@ static void nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 	}
 }
 
-static void nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
+void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
 			 uet_time now)
 {
-	struct uet_nscc *s = &c->u.nscc;
+	struct uet_nscc *s = &c->nscc;
 
 	(void)sent_at, (void)now;
 	s->bytes_ignored += bytes;
 	nscc_set(c, s->cwnd - bytes);
 }
 
-static bool nscc_can_send(const struct uet_ccc *c)
+bool uet_nscc_can_send(const struct uet_ccc *c)
 {
 	return c->inflight + c->mtu <= c->cwnd;
 }
 
+static bool nscc_can_send(const struct uet_ccc *c, bool fwd)
+{
+	(void)fwd;
+	return uet_nscc_can_send(c);
+}
+
 /* cms.md §3.5 AckRequest: the window cannot take another full packet. */
-static bool nscc_ack_request(const struct uet_ccc *c, uint32_t bytes)
+bool uet_nscc_ack_request(const struct uet_ccc *c, uint32_t bytes)
 {
 	return c->cwnd - (c->inflight + (int64_t)bytes) < c->mtu;
 }
 
 const struct uet_cc_ops uet_nscc_ops = {
 	.name = "nscc",
-	.init = nscc_init,
-	.on_send = nscc_on_send,
-	.on_ack = nscc_on_ack,
-	.on_nack = nscc_on_nack,
-	.on_loss = nscc_on_loss,
+	.init = uet_nscc_init,
+	.on_send = uet_nscc_on_send,
+	.on_ack = uet_nscc_on_ack,
+	.on_nack = uet_nscc_on_nack,
+	.on_loss = uet_nscc_on_loss,
 	.can_send = nscc_can_send,
-	.ack_request = nscc_ack_request,
+	.ack_request = uet_nscc_ack_request,
 };

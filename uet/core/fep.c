@@ -162,6 +162,8 @@ static int fep_demux(struct uet_fep *fep, const struct uet_pkt_info *pi,
 	switch (p->pds.type) {
 	case UET_PDS_RUD_REQ:
 	case UET_PDS_ROD_REQ:
+	case UET_PDS_RUD_CC_REQ:
+	case UET_PDS_ROD_CC_REQ:
 		return uet_tgt_rx_req(fep->pds, pi, p, now);
 	case UET_PDS_ACK:
 	case UET_PDS_ACK_CC:

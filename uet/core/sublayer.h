@@ -40,6 +40,10 @@ struct uet_ses_pkt {
 	uint32_t len;			/* payload bytes in this packet */
 	uint8_t next_hdr;		/* SES header format (UET_NH_REQ_*) */
 	bool eom;			/* last packet of its message */
+	uint32_t left;			/* payload bytes SES still has for the
+					 * peer after this packet: the rest of
+					 * the message, at its end the messages
+					 * queued behind it (RCCC's backlog) */
 };
 
 /* A PDC as SES sees it: stable for the PDC's life. */

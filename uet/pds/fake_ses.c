@@ -193,6 +193,21 @@ static int ret_next(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	return 0;
 }
 
+static uint32_t fake_left(const struct uet_ses *ses,
+			  const struct uet_addr *peer)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < ses->nmsgs; i++) {
+		const struct fake_msg *m = &ses->msgs[i];
+
+		if (!m->done && !m->read && m->next_off < m->len &&
+		    uet_addr_equal(&m->peer, peer))
+			n += m->len - m->next_off;
+	}
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		    struct uet_ses_pkt *pkt, uet_time now)
 {
@@ -216,8 +231,13 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 			m->next_off = m->len;
 			return 1;
 		}
-		return take_seg(ses, m, m->len, &m->next_off, UET_NH_REQ_STD,
-				pkt);
+		if (!take_seg(ses, m, m->len, &m->next_off, UET_NH_REQ_STD,
+			      pkt))
+			return 0;
+		/* what is left for the peer: this message's rest, then the
+		 * rest of the queue (RCCC's backlog) */
+		pkt->left = fake_left(ses, &pdc->peer);
+		return 1;
 	}
 	return 0;
 }

@@ -60,8 +60,13 @@ void uet_ini_leave_ccc(struct uet_pdc *pdc)
 
 	if (!pdc->ccc)
 		return;
-	for (psn = rtb->base; psn != rtb->next; psn++)
-		ent_land(pdc, uet_rtb_get(rtb, psn));
+	for (psn = rtb->base; psn != rtb->next; psn++) {
+		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
+
+		ent_land(pdc, e);
+		if (e->fl & UET_RTB_DUE)
+			pdc->ccc->rtx_backlog -= e->size;
+	}
 	uet_list_del(&pdc->ccc_link);
 	uet_ccc_put(pdc->ccc);
 	pdc->ccc = NULL;
@@ -73,7 +78,7 @@ static void ini_wake_ccc(struct uet_pds *pds, struct uet_ccc *c)
 {
 	struct uet_list *l;
 
-	if (!uet_ccc_can_send(c))
+	if (!uet_ccc_can_send(c, true))
 		return;
 	for (l = c->pdcs.next; l != &c->pdcs; l = l->next) {
 		struct uet_pdc *p = uet_container_of(l, struct uet_pdc,
@@ -81,12 +86,33 @@ static void ini_wake_ccc(struct uet_pds *pds, struct uet_ccc *c)
 
 		if (p->tx_want && !uet_list_linked(&p->ready_link))
 			uet_pdc_want_tx(pds, p);
+		uet_pdc_want_retx(pds, p);
 	}
+}
+
+bool uet_ini_retx_blocked(struct uet_pdc *pdc)
+{
+	uint32_t psn;
+
+	if (!pdc->ccc || !pdc->ref.initiator ||
+	    !uet_ccc_credit_paced(pdc->ccc) ||
+	    !uet_rtb_first_due(&pdc->rtb, &psn) ||
+	    !(uet_rtb_get(&pdc->rtb, psn)->fl & UET_RTB_DUE))
+		return false;
+	/* RCCC: a resend spends credit like new data (cms.md §4.2); an
+	 * ACK_REQ does not. Before the target knows the PDC it can grant
+	 * nothing: the speculative burst's trims are resent one at a time
+	 * once it has landed, until one arrives and opens the PDC. */
+	if (pdc->state == UET_PDC_SYN)
+		return pdc->ccc->inflight_pkts > 0;
+	return !uet_ccc_can_send(pdc->ccc, true);
 }
 
 static void ent_undue(struct uet_pdc *pdc, struct uet_rtb_ent *e)
 {
 	if (e->fl & (UET_RTB_DUE | UET_RTB_ACKREQ)) {
+		if ((e->fl & UET_RTB_DUE) && pdc->ccc)
+			pdc->ccc->rtx_backlog -= e->size;
 		e->fl &= ~(UET_RTB_DUE | UET_RTB_ACKREQ);
 		pdc->rtb.ndue--;
 	}
@@ -97,6 +123,11 @@ static void ent_due(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	assert(!(e->fl & (UET_RTB_DUE | UET_RTB_ACKREQ)));
 	e->fl |= what;
+	if (what & UET_RTB_DUE) {
+		pdc->ccc->rtx_backlog += e->size;
+		/* RCCC: more to (re)send, perhaps no credit for it */
+		uet_ccc_set_backlog(pdc->ccc, pdc->ccc->rccc.backlog, pds->now);
+	}
 	pdc->rtb.ndue++;
 	uet_rtb_set_timer(&pdc->rtb, e, UET_TIME_NONE);
 	uet_pdc_want_retx(pds, pdc);
@@ -251,13 +282,16 @@ static void ini_count_resend(struct uet_pds *pds, uint8_t cause)
 }
 
 /* How much later than its RTT a packet may arrive behind one sent after
- * it (spraying reorders) before it is taken for lost. */
+ * it (spraying reorders; a trimmed packet's resend overtakes a queue)
+ * before it is taken for lost: a quarter of the smallest RTT (RFC 8985),
+ * or the RTT's variation when that is larger. */
 static uet_time ini_reorder_window(const struct uet_pds *pds,
 				   const struct uet_pdc *pdc)
 {
 	if (pds->cfg.reorder_window)
 		return pds->cfg.reorder_window;
-	return pdc->rtt.min / 4;
+	return pdc->rtt.rttvar > pdc->rtt.min / 4 ? pdc->rtt.rttvar :
+						    pdc->rtt.min / 4;
 }
 
 /* RACK (RFC 8985) over the SACK bitmap: a packet sent before one that
@@ -275,7 +309,9 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	if (!pds->cfg.loss_infer || pdc->rod || pdc->rack_tx == UET_TIME_NONE ||
 	    !pdc->rtt.valid)
 		return;
-	wait = pdc->rtt.latest + ini_reorder_window(pds, pdc);
+	wait = (pdc->rtt.latest > pdc->rtt.srtt ? pdc->rtt.latest :
+						  pdc->rtt.srtt) +
+	       ini_reorder_window(pds, pdc);
 	for (psn = rtb->base; psn != rtb->next; psn++) {
 		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 
@@ -336,13 +372,35 @@ static void ini_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	(void)now;
 }
 
-uet_time uet_ini_send_deadline(struct uet_pdc *pdc)
+/* RCCC: a sender without credit asks for it at once when it wants more
+ * than it last said (resends), and after an RTO of silence otherwise (a
+ * CREDIT got lost). */
+static uet_time ini_credit_req_at(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	uet_time t = uet_rtb_next_timer(&pdc->rtb);
+	const struct uet_ccc *c = pdc->ccc;
+
+	if (!c || !pdc->ref.initiator || !uet_ccc_credit_paced(c) ||
+	    pdc->state != UET_PDC_EST || c->rccc.credit > 0 ||
+	    c->rccc.backlog + c->rtx_backlog <= 0 ||
+	    c->rccc.starved_at == UET_TIME_NONE)
+		return UET_TIME_NONE;
+	if (uet_ccc_credit_target(c) != c->rccc.told_q)
+		return c->rccc.starved_at;
+	if (c->inflight_pkts)
+		return UET_TIME_NONE;
+	return c->rccc.starved_at + ini_rto(pds, pdc, 0);
+}
+
+uet_time uet_ini_send_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	uet_time t = uet_rtb_next_timer(&pdc->rtb), c;
 
 	if (pdc->rack_at < t)
 		t = pdc->rack_at;
-	return pdc->tlp_at < t ? pdc->tlp_at : t;
+	if (pdc->tlp_at < t)
+		t = pdc->tlp_at;
+	c = ini_credit_req_at(pds, pdc);
+	return c < t ? c : t;
 }
 
 int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
@@ -505,9 +563,16 @@ int uet_ini_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		 * forward one. */
 		uet_ini_heard(pdc, now);
 		return uet_tgt_rx_ctrl(pds, pdc, pi, h, now);
+	case UET_CTL_CREDIT:
+		if (!uet_ccc_credit_paced(pdc->ccc))
+			goto unexpected;
+		uet_ccc_on_credit(pdc->ccc, h->ctrl.payload, now);
+		ini_wake_ccc(pds, pdc->ccc);
+		break;
 	default:
-		/* CLOSE makes no sense at an initiator; PROBE and credit CPs
-		 * are not supported. */
+unexpected:
+		/* CLOSE makes no sense at an initiator; PROBE and
+		 * CREDIT_REQUEST are the target's to answer. */
 		uet_nack_queue(pds, pi, &pdc->ref.peer, UET_NACK_UNEXP_EVENT,
 			       h->ctrl.psn, pdc->lid, h->ctrl.spdcid, h->flags,
 			       0);
@@ -547,7 +612,7 @@ static uet_time ini_idle_at(const struct uet_pds *pds,
 
 uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	uet_time t = uet_ini_send_deadline(pdc), at;
+	uet_time t = uet_ini_send_deadline(pds, pdc), at;
 
 	/* The delayed ACK of return-direction packets. */
 	if (!(pdc->ctl & UET_PDC_CTL_ACK) && pdc->rx.ack_at < t)
@@ -590,6 +655,10 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 		ini_infer(pds, pdc, now);
 	if (pdc->tlp_at <= now)
 		ini_tlp(pds, pdc, now);
+	if (ini_credit_req_at(pds, pdc) <= now) {
+		pdc->ccc->rccc.starved_at = now;	/* again after an RTO */
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CREDIT_REQ);
+	}
 
 	if (uet_rtb_next_timer(rtb) <= now) {
 		for (psn = rtb->base; psn != rtb->next; psn++) {
@@ -687,7 +756,7 @@ bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc)
 		return false;
 	/* §4: the window, the ring, the target's MP_RANGE from its CACK, and
 	 * the 12-bit psn_offset while in SYN. */
-	return uet_ccc_can_send(pdc->ccc) && uet_rtb_used(rtb) <= rtb->mask &&
+	return uet_ccc_can_send(pdc->ccc, pdc->ref.initiator) && uet_rtb_used(rtb) <= rtb->mask &&
 	       uet_psn_lt(rtb->next, rtb->peer_cack + 1 + rtb->peer_range) &&
 	       (pdc->state != UET_PDC_SYN ||
 		rtb->next - rtb->start < UET_PDS_SYN_SPAN);
@@ -723,6 +792,15 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 			return n;
 	} else {
 		h.type = pdc->rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ;
+		/* RCCC: every forward request says how much credit we want
+		 * (rccc.c); return data is not credit-paced. */
+		if (pdc->ref.initiator && uet_ccc_credit_paced(pdc->ccc)) {
+			h.type = pdc->rod ? UET_PDS_ROD_CC_REQ :
+					    UET_PDS_RUD_CC_REQ;
+			h.req.credit_target =
+				uet_ccc_credit_target(pdc->ccc);
+			pdc->ccc->rccc.told_q = h.req.credit_target;
+		}
 		h.next_hdr = e->pkt.next_hdr;
 		/* AR on a message's last packet and when the window fills:
 		 * nothing else would make the target ACK soon. */
@@ -791,6 +869,22 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_pds_hdr h;
 
 	memset(&h, 0, sizeof(h));
+	if (pdc->ctl & UET_PDC_CTL_CREDIT_REQ) {
+		pdc->ctl &= ~UET_PDC_CTL_CREDIT_REQ;
+		if (pdc->state != UET_PDC_EST)
+			return 0;
+		/* Untracked: the timer asks again while starved. */
+		h.type = UET_PDS_CTRL;
+		h.next_hdr = UET_CTL_CREDIT_REQ;
+		h.ctrl.spdcid = pdc->lid;
+		h.ctrl.dpdcid = pdc->rid;
+		h.ctrl.payload = uet_ccc_credit_target(pdc->ccc);
+		pdc->ccc->rccc.told_q = h.ctrl.payload;
+		pds->st->credit_req_tx++;
+		return uet_pds_emit(pds, pi, &pdc->ref.peer,
+				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
+				    cap, now);
+	}
 	if (pdc->ctl & UET_PDC_CTL_PROBE) {
 		pdc->ctl &= ~UET_PDC_CTL_PROBE;
 		if (pdc->state != UET_PDC_EST)
@@ -871,6 +965,26 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 			    &h, NULL, buf, cap, now);
 }
 
+/* Payload bytes as the nominal bytes they will take on the wire (the
+ * headers of each packet counted at their largest). */
+static int64_t ini_nominal(const struct uet_pds *pds, uint32_t bytes)
+{
+	uint64_t per = pds->cfg.mtu > 128 ? pds->cfg.mtu - 112 : 16;
+
+	if (!bytes)
+		return 0;
+	return (int64_t)bytes + (int64_t)((bytes + per - 1) / per) * 160;
+}
+
+void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	const struct uet_ccc *c = pdc->ccc;
+
+	if (c && uet_ccc_credit_paced(c) && c->rccc.backlog < c->mtu)
+		uet_ccc_set_backlog(pdc->ccc, c->mtu, now);
+	(void)pds;
+}
+
 ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
 			 uet_time now)
@@ -882,12 +996,20 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 	memset(&pkt, 0, sizeof(pkt));
 	if (uet_ses_tx_next(pds->ses, &pdc->ref, &pkt, now) <= 0) {
 		pdc->tx_want = false;
+		if (pdc->ref.initiator)
+			uet_ccc_set_backlog(pdc->ccc, 0, now);
 		return 0;
 	}
 	e = uet_rtb_add(&pdc->rtb);
 	assert(e);
 	e->pkt = pkt;
+	/* RCCC: the request asks for what is left, this packet included */
+	if (pdc->ref.initiator)
+		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pkt.left +
+							   pkt.len), now);
 	n = ini_emit(pds, pdc, pdc->rtb.next - 1, pi, buf, cap, now);
+	if (pdc->ref.initiator)
+		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pkt.left), now);
 	if (n < 0) {
 		/* SES could not write its own packet: nothing will. */
 		uet_pdc_fail(pds, pdc, UET_NACK_UNEXP_EVENT);

@@ -68,7 +68,12 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 void uet_ini_leave_ccc(struct uet_pdc *pdc);
 /* The earliest timer of the direction this PDC sends: RTO, loss
  * inference, tail probe. */
-uet_time uet_ini_send_deadline(struct uet_pdc *pdc);
+uet_time uet_ini_send_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
+/* SES has more for the peer than it said (a wake): RCCC's backlog is at
+ * least a packet until the next packet says how much. */
+void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+/* Resends wait (for RCCC credit): ini_wake_ccc queues them again. */
+bool uet_ini_retx_blocked(struct uet_pdc *pdc);
 /* An RTT sample less the target's service time (ACK_CC, in
  * UET_CCC_SERVICE_NS units). */
 uet_time uet_ini_less_service(uet_time rtt, uint16_t service);

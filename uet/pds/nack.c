@@ -53,12 +53,12 @@ void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	struct uet_nack_q *q = &pds->nacks;
 	struct uet_nack_ent *n;
 
-	if (q->n == UET_NACK_Q_LEN) {
+	if (q->n == q->cap) {
 		/* The initiator's RTO covers a NACK we could not send. */
 		pds->st->drop_other++;
 		return;
 	}
-	n = &q->ring[(q->head + q->n++) % UET_NACK_Q_LEN];
+	n = &q->ring[(q->head + q->n++) % q->cap];
 	memset(n, 0, sizeof(*n));
 	n->dst = dst ? *dst : pi->src;
 	n->psn = psn;
@@ -95,7 +95,7 @@ ssize_t uet_nack_poll(struct uet_pds *pds, struct uet_pkt_info *pi,
 			   now);
 	if (len < 0)
 		return len;
-	q->head = (q->head + 1) % UET_NACK_Q_LEN;
+	q->head = (q->head + 1) % q->cap;
 	q->n--;
 	pds->st->nacks_tx++;
 	return len;

@@ -17,7 +17,9 @@
 
 struct uet_pds;
 
-#define UET_NACK_Q_LEN	64u	/* NACKs waiting to go; more are dropped */
+/* NACKs waiting to go (more are dropped: the RTO covers them): room for
+ * a burst of trims of four windows, as speculative RCCC starts make. */
+#define UET_NACK_Q_MIN	64u
 
 struct uet_nack_ent {
 	struct uet_addr dst;
@@ -31,8 +33,8 @@ struct uet_nack_ent {
 };
 
 struct uet_nack_q {
-	struct uet_nack_ent ring[UET_NACK_Q_LEN];
-	unsigned head, n;
+	struct uet_nack_ent *ring;
+	unsigned cap, head, n;
 };
 
 /* How the initiator reacts to a NACK code (§7.3 as uet decided it). */

@@ -8,6 +8,7 @@
 #include "ini.h"
 #include "pdc.h"
 #include "pds.h"
+#include "rcp.h"
 #include "tgt.h"
 
 static uint32_t pow2_at_least(uint32_t n)
@@ -166,6 +167,7 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	uet_list_init(&pdc->retx_link);
 	uet_list_init(&pdc->ready_link);
 	uet_list_init(&pdc->ccc_link);
+	uet_list_init(&pdc->rc_link);
 	pdc->lid = pdc_new_id(pds);
 	pdc->rid = rid;
 	pdc->rod = rod;
@@ -250,6 +252,7 @@ static void pdc_release(struct uet_pds *pds, struct uet_pdc *pdc)
 	uet_list_del(&pdc->retx_link);
 	uet_list_del(&pdc->ready_link);
 	uet_ini_leave_ccc(pdc);
+	uet_rcp_leave(pds, pdc);
 	uet_heap_set(&pds->timers, &pdc->timer, UET_TIME_NONE);
 	unhash(&pds->id_hash[id_slot(pds, pdc->lid)], pdc, true);
 	unhash(&pds->peer_hash[addr_hash(&pdc->ref.peer) & pds->hash_mask],
@@ -315,7 +318,8 @@ void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t bits)
 
 void uet_pdc_want_retx(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	if (pdc->rtb.ndue && !uet_list_linked(&pdc->retx_link))
+	if (pdc->rtb.ndue && !uet_list_linked(&pdc->retx_link) &&
+	    !uet_ini_retx_blocked(pdc))
 		uet_list_add_tail(&pds->retx_q, &pdc->retx_link);
 }
 

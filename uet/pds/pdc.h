@@ -43,6 +43,8 @@ enum uet_pdc_state {
 #define UET_PDC_CTL_CLEAR	0x04	/* sender: a CLEAR CP */
 #define UET_PDC_CTL_CRACK	0x08	/* initiator: ACK a CLOSE_REQ */
 #define UET_PDC_CTL_PROBE	0x10	/* initiator: is the target alive? */
+#define UET_PDC_CTL_CREDIT	0x20	/* target: a CREDIT CP (rcp.c) */
+#define UET_PDC_CTL_CREDIT_REQ	0x40	/* initiator: a CREDIT_REQUEST CP */
 
 struct uet_pdc {
 	struct uet_pdc_ref ref;		/* what SES sees; ref.id = lid */
@@ -67,6 +69,9 @@ struct uet_pdc {
 	uet_time rack_at;		/* when a suspect is due to be lost */
 	uet_time tlp_at;		/* tail probe, if no ACK comes first */
 	bool tlp_out;			/* a probe went; none again until ACK */
+	/* Target: the receiver's credit (rcp.c) */
+	uint32_t rc_want_q, rc_granted_q;	/* cumulative quanta, 24 bits */
+	struct uet_list rc_link;	/* in pds->rc_active */
 	uint8_t probes;			/* initiator: probes unanswered */
 	uet_time linger_until;		/* CLOSED: free after this */
 	uet_time reap_at;		/* target: reap deferred to this */

@@ -8,6 +8,7 @@
 
 #include "ini.h"
 #include "pds.h"
+#include "rcp.h"
 #include "tgt.h"
 
 #define GTD_SLOTS_MIN	64u
@@ -89,6 +90,7 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 	uet_list_init(&pds->ctl_q);
 	uet_list_init(&pds->retx_q);
 	uet_list_init(&pds->ready_q);
+	uet_list_init(&pds->rc_active);
 	pds_timing(pds);
 
 	/* Guaranteed responses live about one RTT (until CLEAR). */
@@ -100,6 +102,12 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 		rc = uet_acktr_pool_init(&pds->gtd, ngtd);
 	if (!rc)
 		rc = uet_cl_init(pds);
+	if (!rc) {
+		pds->nacks.cap = UET_NACK_Q_MIN + 4 * cfg->window;
+		pds->nacks.ring = calloc(pds->nacks.cap,
+					 sizeof(*pds->nacks.ring));
+		rc = pds->nacks.ring ? 0 : UET_ERR_NOMEM;
+	}
 	if (!rc)
 		rc = uet_heap_init(&pds->timers, cfg->pdc_max);
 	if (!rc) {
@@ -130,6 +138,7 @@ void uet_pds_destroy(struct uet_pds *pds)
 	if (!pds)
 		return;
 	free(pds->due);
+	free(pds->nacks.ring);
 	uet_cl_fini(pds);
 	uet_heap_fini(&pds->timers);
 	uet_acktr_pool_fini(&pds->gtd);
@@ -194,6 +203,7 @@ void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
 		}
 	}
 	uet_pdc_want_tx(pds, pdc);
+	uet_ini_more(pds, pdc, now);
 	uet_pdc_rearm(pds, pdc);
 }
 
@@ -236,7 +246,8 @@ int uet_pds_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pds->st->drop_malformed++;
 		return rc;
 	}
-	if (h.type == UET_PDS_RUD_REQ || h.type == UET_PDS_ROD_REQ)
+	if (h.type == UET_PDS_RUD_REQ || h.type == UET_PDS_ROD_REQ ||
+	    h.type == UET_PDS_RUD_CC_REQ || h.type == UET_PDS_ROD_CC_REQ)
 		return uet_tgt_rx_trimmed(pds, pi, &h, now);
 	if (h.type == UET_PDS_RUDI_REQ || h.type == UET_PDS_UUD_REQ)
 		return uet_cl_rx_trimmed(pds, pi, &h, now);
@@ -336,6 +347,9 @@ uet_time uet_pds_next_timeout(const struct uet_pds *pds)
 	uet_time t = nd ? nd->key : UET_TIME_NONE, c;
 
 	c = uet_cl_next_timeout(pds);
+	if (c < t)
+		t = c;
+	c = uet_rcp_next(pds);
 	return c < t ? c : t;
 }
 
@@ -365,6 +379,7 @@ void uet_pds_handle_timeout(struct uet_pds *pds, uet_time now)
 		uet_pdc_timeout(pds, pdc, now);
 	}
 	uet_cl_timeout(pds, now);
+	uet_rcp_run(pds, now);
 }
 
 ssize_t uet_pds_emit(struct uet_pds *pds, struct uet_pkt_info *pi,

@@ -157,6 +157,8 @@ struct uet_pds {
 	struct uet_pdc **due;		/* handle_timeout's batch (pdc_max) */
 	struct uet_nack_q nacks;
 	struct uet_cl cl;		/* RUDI and UUD */
+	struct uet_list rc_active;	/* PDCs owed credit (rcp.c) */
+	uet_time rc_next;		/* the pacer's next grant */
 
 	/* Derived timing */
 	uet_time retry_span;		/* first send to failure, at worst */

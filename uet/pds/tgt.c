@@ -6,6 +6,7 @@
 
 #include "ini.h"
 #include "pds.h"
+#include "rcp.h"
 #include "tgt.h"
 
 /* ACK flags copied from the request that triggers the ACK. */
@@ -31,6 +32,12 @@ static void default_rsp(struct uet_ses_rsp *rsp, const struct uet_ses_req *req)
 		rsp->message_id = req->message_id;
 		rsp->job_id = req->job_id;
 	}
+}
+
+/* A ROD request, with or without CC state. */
+static bool tgt_rod(const struct uet_pds_hdr *h)
+{
+	return h->type == UET_PDS_ROD_REQ || h->type == UET_PDS_ROD_CC_REQ;
 }
 
 /* How long an ACK was held, in ACK_CC units, saturating. */
@@ -120,13 +127,13 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 		tgt_nack(pds, pi, h, pdc, UET_NACK_INVALID_SYN, 0);
 		return NULL;
 	}
-	pdc = uet_pdc_open(pds, &pi->src, false, h->type == UET_PDS_ROD_REQ,
+	pdc = uet_pdc_open(pds, &pi->src, false, tgt_rod(h),
 			   r->spdcid, start, now);
 	if (!pdc) {
 		/* A lingering closed PDC may give its slot up. */
 		uet_pds_reclaim(pds);
 		pdc = uet_pdc_open(pds, &pi->src, false,
-				   h->type == UET_PDS_ROD_REQ, r->spdcid, start,
+				   tgt_rod(h), r->spdcid, start,
 				   now);
 	}
 	if (!pdc)
@@ -228,7 +235,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
 	}
-	if ((h->type == UET_PDS_ROD_REQ) != pdc->rod) {
+	if (tgt_rod(h) != pdc->rod) {
 		tgt_nack(pds, pi, h, pdc, UET_NACK_PDC_MODE_MISMATCH, 0);
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
@@ -237,6 +244,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	pdc->last_act = now;
 	if (ret)
 		uet_ini_heard(pdc, now);
+	/* RCCC: how much credit the sender wants (rcp.h). */
+	if (h->type == UET_PDS_RUD_CC_REQ || h->type == UET_PDS_ROD_CC_REQ)
+		uet_rcp_want(pds, pdc, h->req.credit_target, now);
 	if (pdc->state == UET_PDC_CLOSED) {
 		/* §3.4: nothing after the CLOSE; a late copy of what came
 		 * before is only a duplicate. */
@@ -432,8 +442,17 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		}
 		tgt_ack(pds, pdc, c->psn, NULL, aflags, pi->entropy, true, now);
 		break;
+	case UET_CTL_CREDIT_REQ:
+		/* A sender short of credit: what it wants, and an answer
+		 * even if nothing new is granted (a CREDIT got lost). */
+		if (!uet_rcp_on(pds))
+			goto unexpected;
+		uet_rcp_want(pds, pdc, c->payload, now);
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CREDIT);
+		break;
 	default:
-		/* PROBE, CREDIT*, NOOP, CLOSE_REQ: not supported here. */
+unexpected:
+		/* PROBE, CREDIT, NOOP, CLOSE_REQ: not supported here. */
 		uet_nack_queue(pds, pi, &pdc->ref.peer, UET_NACK_UNEXP_EVENT,
 			       c->psn, pdc->lid, c->spdcid, h->flags, 0);
 		pds->st->drop_other++;
@@ -464,7 +483,7 @@ uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 {
 	uet_time t = pdc->ctl & UET_PDC_CTL_ACK ? UET_TIME_NONE :
 						    pdc->rx.ack_at;
-	uet_time end = tgt_end(pds, pdc), rto = uet_ini_send_deadline(pdc);
+	uet_time end = tgt_end(pds, pdc), rto = uet_ini_send_deadline(pds, pdc);
 
 	if (rto < t)
 		t = rto;
@@ -563,6 +582,23 @@ ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_acktr *rx = &pdc->rx;
 	struct uet_gtd *g;
 
+	if (pdc->ctl & UET_PDC_CTL_CREDIT) {
+		struct uet_pds_hdr h;
+
+		pdc->ctl &= ~UET_PDC_CTL_CREDIT;
+		if (pdc->state != UET_PDC_EST)
+			return 0;
+		/* Untracked like CLEAR: payload = cumulative grant. */
+		memset(&h, 0, sizeof(h));
+		h.type = UET_PDS_CTRL;
+		h.next_hdr = UET_CTL_CREDIT;
+		h.ctrl.spdcid = pdc->lid;
+		h.ctrl.dpdcid = pdc->rid;
+		h.ctrl.payload = pdc->rc_granted_q;
+		return uet_pds_emit(pds, pi, &pdc->ref.peer,
+				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
+				    cap, now);
+	}
 	if (pdc->ctl & UET_PDC_CTL_GTD) {
 		for (g = rx->gtd; g && !g->resend; g = g->next)
 			;

@@ -498,6 +498,24 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 	}
 }
 
+/* Payload bytes of the messages waiting for peer (once per message). */
+static uint32_t msg_queued(const struct uet_ses *ses,
+			  const struct uet_addr *peer)
+{
+	const struct uet_dlist *pos;
+	uint64_t n = 0;
+
+	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
+	     pos = pos->next) {
+		const struct uet_ses_msg *m =
+			uet_dlist_entry(pos, struct uet_ses_msg, link);
+
+		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
+			n += m->len;
+	}
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		    struct uet_ses_pkt *pkt, uet_time now)
 {
@@ -540,9 +558,11 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	}
 	pkt->eom = m->sent == m->len;
 	m->handed++;
+	pkt->left = m->len - m->sent;
 	if (pkt->eom) {
 		m->all_sent = true;
 		ps->cur = NULL;
+		pkt->left = msg_queued(ses, &ps->ref->peer);
 	}
 	return 1;
 }

@@ -1,0 +1,232 @@
+/* RCCC, receiver credit-based congestion control (cms.md §4), sender
+ * side. The target paces credit to its active senders at its line rate
+ * (uet/pds/rcp.c); a sender spends it. Choices where cms.md §4 leaves
+ * room, following the UEC simulator's model (§4.2):
+ * - credit travels as a 24-bit cumulative count of 256-byte quanta, in
+ *   CREDIT control packets (payload); ACK_CC keeps cc_type NSCC so that
+ *   NSCC+RCCC has its service time;
+ * - a new CCC starts with 1.5 BDP of speculative credit, so that a short
+ *   message needs no round trip; the first ACK or grant ends speculation
+ *   and drops what is left of it;
+ * - every forward request is a *_CC_REQ carrying credit_target, the
+ *   cumulative count the sender wants: granted so far plus its backlog
+ *   (what SES still has to send, capped at 1.5 BDP) less the credit it
+ *   holds;
+ * - a sender that has a backlog, no credit and nothing in flight asks
+ *   with a CREDIT_REQUEST CP (a lost CREDIT must not stall it);
+ * - return-direction read data is not credit-paced (its receiver is the
+ *   initiator, which runs no pacer for it): NSCC or the 1.5 BDP cap
+ *   bounds it.
+ */
+#include "ccc.h"
+
+static int64_t rccc_max_credit(const struct uet_ccc *c)
+{
+	uet_time rtt = c->cfg->base_rtt ? c->cfg->base_rtt : 12 * UET_USEC;
+	double bdp = (double)c->cfg->link_bps / 8.0 * (double)rtt /
+		     (double)UET_SEC;
+	int64_t m = (int64_t)(1.5 * bdp);
+
+	return m > c->mtu ? m : c->mtu;
+}
+
+static void rccc_init(struct uet_ccc *c, uet_time now)
+{
+	struct uet_rccc *r = &c->rccc;
+
+	(void)now;
+	r->max_credit = rccc_max_credit(c);
+	r->credit = r->max_credit;	/* speculative */
+	r->spec = true;
+	r->starved_at = UET_TIME_NONE;
+	c->cwnd = r->max_credit;
+}
+
+/* Note when the sender ran out of credit with work left (the CREDIT
+ * REQUEST timer), or that it has some again. */
+static void rccc_note(struct uet_ccc *c, uet_time now)
+{
+	struct uet_rccc *r = &c->rccc;
+
+	if (r->credit > 0 || r->backlog + c->rtx_backlog <= 0)
+		r->starved_at = UET_TIME_NONE;
+	else if (r->starved_at == UET_TIME_NONE)
+		r->starved_at = now;
+}
+
+/* The end of speculation: what was not spent of it goes. */
+static void rccc_unspec(struct uet_ccc *c, uet_time now)
+{
+	struct uet_rccc *r = &c->rccc;
+
+	if (!r->spec)
+		return;
+	r->spec = false;
+	if (r->credit > 0)
+		r->credit = 0;
+	rccc_note(c, now);
+}
+
+static void rccc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
+			 uet_time now)
+{
+	(void)retx;
+	c->rccc.credit -= bytes;
+	rccc_note(c, now);
+}
+
+static void rccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
+{
+	rccc_unspec(c, a->now);
+}
+
+static void rccc_on_nack(struct uet_ccc *c, uint32_t bytes,
+			 enum uet_cc_nack why, bool ecn, uet_time rtt,
+			 uet_time now)
+{
+	(void)bytes, (void)why, (void)ecn, (void)rtt;
+	rccc_unspec(c, now);
+}
+
+static void rccc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
+			 uet_time now)
+{
+	(void)c, (void)bytes, (void)sent_at, (void)now;
+}
+
+static bool rccc_credit_ok(const struct uet_ccc *c)
+{
+	return c->rccc.credit > 0;
+}
+
+static bool rccc_can_send(const struct uet_ccc *c, bool fwd)
+{
+	if (!fwd)
+		return c->inflight + c->mtu <= c->rccc.max_credit;
+	return rccc_credit_ok(c) && c->inflight + c->mtu <= c->rccc.max_credit;
+}
+
+/* Ask for an ACK when credit runs out: its answer may end speculation
+ * sooner, and nothing else would come while we wait for grants. */
+static bool rccc_ack_request(const struct uet_ccc *c, uint32_t bytes)
+{
+	return c->rccc.credit - (int64_t)bytes <= 0;
+}
+
+const struct uet_cc_ops uet_rccc_ops = {
+	.name = "rccc",
+	.init = rccc_init,
+	.on_send = rccc_on_send,
+	.on_ack = rccc_on_ack,
+	.on_nack = rccc_on_nack,
+	.on_loss = rccc_on_loss,
+	.can_send = rccc_can_send,
+	.ack_request = rccc_ack_request,
+};
+
+/* ---- NSCC and RCCC together: a packet needs window and credit ---- */
+
+static void both_init(struct uet_ccc *c, uet_time now)
+{
+	uet_nscc_init(c, now);
+	rccc_init(c, now);
+	c->cwnd = c->nscc.cwnd;
+}
+
+static void both_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
+			 uet_time now)
+{
+	uet_nscc_on_send(c, bytes, retx, now);
+	rccc_on_send(c, bytes, retx, now);
+}
+
+static void both_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
+{
+	uet_nscc_on_ack(c, a);
+	rccc_on_ack(c, a);
+}
+
+static void both_on_nack(struct uet_ccc *c, uint32_t bytes,
+			 enum uet_cc_nack why, bool ecn, uet_time rtt,
+			 uet_time now)
+{
+	uet_nscc_on_nack(c, bytes, why, ecn, rtt, now);
+	rccc_on_nack(c, bytes, why, ecn, rtt, now);
+}
+
+static bool both_can_send(const struct uet_ccc *c, bool fwd)
+{
+	return uet_nscc_can_send(c) && (!fwd || rccc_credit_ok(c));
+}
+
+static bool both_ack_request(const struct uet_ccc *c, uint32_t bytes)
+{
+	return uet_nscc_ack_request(c, bytes) || rccc_ack_request(c, bytes);
+}
+
+const struct uet_cc_ops uet_rccc_nscc_ops = {
+	.name = "nscc+rccc",
+	.init = both_init,
+	.on_send = both_on_send,
+	.on_ack = both_on_ack,
+	.on_nack = both_on_nack,
+	.on_loss = uet_nscc_on_loss,
+	.can_send = both_can_send,
+	.ack_request = both_ack_request,
+};
+
+/* ---- what PDS asks of any CCC ---- */
+
+bool uet_ccc_credit_paced(const struct uet_ccc *c)
+{
+	return c->ops == &uet_rccc_ops || c->ops == &uet_rccc_nscc_ops;
+}
+
+uint32_t uet_ccc_credit_target(const struct uet_ccc *c)
+{
+	const struct uet_rccc *r = &c->rccc;
+	int64_t all = r->backlog + c->rtx_backlog;
+	int64_t want = all < r->max_credit ? all : r->max_credit;
+	uint64_t q;
+
+	if (r->credit > 0)
+		want -= r->credit;
+	if (want < 0)
+		want = 0;
+	q = ((uint64_t)want + UET_RCCC_QUANTUM - 1) / UET_RCCC_QUANTUM;
+	return (uint32_t)((r->granted_q + q) & UET_RCCC_Q_MASK);
+}
+
+void uet_ccc_on_credit(struct uet_ccc *c, uint32_t granted_q, uet_time now)
+{
+	struct uet_rccc *r = &c->rccc;
+	uint32_t d = (granted_q - r->granted_q) & UET_RCCC_Q_MASK;
+
+	if (!uet_ccc_credit_paced(c) || !d || d > UET_RCCC_Q_MASK / 2)
+		return;		/* nothing new, or older than what we had */
+	rccc_unspec(c, now);
+	r->granted_q = granted_q & UET_RCCC_Q_MASK;
+	r->credit += (int64_t)d * UET_RCCC_QUANTUM;
+	if (r->credit > r->max_credit)
+		r->credit = r->max_credit;
+	rccc_note(c, now);
+}
+
+void uet_ccc_set_backlog(struct uet_ccc *c, int64_t bytes, uet_time now)
+{
+	struct uet_rccc *r = &c->rccc;
+
+	r->backlog = bytes;
+	rccc_note(c, now);
+}
+
+bool uet_ccc_credit_starved(const struct uet_ccc *c, uet_time after,
+			    uet_time now)
+{
+	const struct uet_rccc *r = &c->rccc;
+
+	return uet_ccc_credit_paced(c) && r->credit <= 0 &&
+	       r->backlog + c->rtx_backlog > 0 &&
+	       !c->inflight_pkts && r->starved_at != UET_TIME_NONE &&
+	       now >= r->starved_at + after;
+}

@@ -1,0 +1,89 @@
+/* The receiver's credit pacer (see rcp.h). */
+#include "../cms/ccc.h"
+
+#include "pdc.h"
+#include "pds.h"
+#include "rcp.h"
+
+#define RCP_CHUNK_PKTS	4	/* full packets of credit per grant */
+#define RCP_RATE_PCT	99	/* of the link rate */
+
+bool uet_rcp_on(const struct uet_pds *pds)
+{
+	return pds->cfg.cca == UET_CCA_RCCC || pds->cfg.cca == UET_CCA_NSCC_RCCC;
+}
+
+/* Quanta the sender still wants beyond what it was granted. */
+static uint32_t rcp_owed(const struct uet_pdc *pdc)
+{
+	uint32_t d = (pdc->rc_want_q - pdc->rc_granted_q) & UET_RCCC_Q_MASK;
+
+	return d > UET_RCCC_Q_MASK / 2 ? 0 : d;
+}
+
+void uet_rcp_want(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t target_q,
+		  uet_time now)
+{
+	uint32_t ahead = (target_q - pdc->rc_want_q) & UET_RCCC_Q_MASK;
+
+	if (!uet_rcp_on(pds))
+		return;
+	/* cumulative: only a newer wish counts */
+	if (ahead && ahead <= UET_RCCC_Q_MASK / 2)
+		pdc->rc_want_q = target_q & UET_RCCC_Q_MASK;
+	if (!rcp_owed(pdc) || uet_list_linked(&pdc->rc_link))
+		return;
+	if (uet_list_empty(&pds->rc_active) && pds->rc_next < now)
+		pds->rc_next = now;	/* the pacer was idle */
+	uet_list_add_tail(&pds->rc_active, &pdc->rc_link);
+}
+
+void uet_rcp_leave(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	(void)pds;
+	uet_list_del(&pdc->rc_link);
+}
+
+uet_time uet_rcp_next(const struct uet_pds *pds)
+{
+	return uet_list_empty(&pds->rc_active) ? UET_TIME_NONE : pds->rc_next;
+}
+
+/* Time to grant q quanta at RCP_RATE_PCT of the link. */
+static uet_time rcp_time(const struct uet_pds *pds, uint32_t q)
+{
+	double bits = (double)q * UET_RCCC_QUANTUM * 8.0;
+	double bps = (double)pds->cfg.link_bps * RCP_RATE_PCT / 100.0;
+
+	return (uet_time)(bits * (double)UET_SEC / bps) + 1;
+}
+
+void uet_rcp_run(struct uet_pds *pds, uet_time now)
+{
+	uint32_t chunk = (uint32_t)((UET_CCC_NOMINAL(pds->cfg.mtu) *
+				     RCP_CHUNK_PKTS + UET_RCCC_QUANTUM - 1) /
+				    UET_RCCC_QUANTUM);
+	struct uet_list *l;
+
+	/* Late (or idle): no catching up in a burst. */
+	if (pds->rc_next + rcp_time(pds, chunk) < now)
+		pds->rc_next = now;
+	while (pds->rc_next <= now && (l = uet_list_first(&pds->rc_active))) {
+		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
+						       rc_link);
+		uint32_t q = rcp_owed(pdc);
+
+		uet_list_del(&pdc->rc_link);
+		if (!q)
+			continue;
+		if (q > chunk)
+			q = chunk;
+		pdc->rc_granted_q = (pdc->rc_granted_q + q) & UET_RCCC_Q_MASK;
+		pds->st->credit_q += q;
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CREDIT);
+		uet_pdc_rearm(pds, pdc);
+		if (rcp_owed(pdc))
+			uet_list_add_tail(&pds->rc_active, &pdc->rc_link);
+		pds->rc_next += rcp_time(pds, q);
+	}
+}
