@@ -59,6 +59,9 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	ses->user = user;
 	ses->pds = pds;
 	ses->payload_max = cfg->mtu - UET_SES_HDRS_LEN;
+	/* RCCC sends *_CC_REQ, whose PDS header is 4 bytes longer */
+	if (cfg->cca == UET_CCA_RCCC || cfg->cca == UET_CCA_NSCC_RCCC)
+		ses->payload_max -= UET_PDS_CC_REQ_LEN - UET_PDS_REQ_LEN;
 	if (ses->payload_max > UET_SES_PAYLOAD_LIMIT)
 		ses->payload_max = UET_SES_PAYLOAD_LIMIT;
 	ses->initiator = uet_ses_addr_initiator(&cfg->local);
