@@ -594,7 +594,9 @@ function Pkt:pds_ack(pt, off, t, flags, nh)
 			ci:append_text(" (" .. (cc_types[ct] or "RESERVED") .. ")")
 			local st = pt:add(F["pds.ack_cc_state"], tvb(off + 24, 8))
 			if ct == 0 then
-				st:add(F["pds.service_time"], tvb(off + 24, 2))
+				local sv = tvb(off + 24, 2):uint()
+				st:add(F["pds.service_time"], tvb(off + 24, 2)):append_text(
+					" (" .. sv * 128 .. " ns in uet's 128 ns units)")
 				st:add(F["pds.restore_cwnd"], tvb(off + 26, 1))
 				st:add(F["pds.rcv_cwnd_pend"], tvb(off + 26, 1))
 				st:add(F["pds.rcvd_bytes"], tvb(off + 27, 3))
@@ -662,8 +664,10 @@ end
 
 local CTRL_PAYLOAD = {
 	[1] = "message ID in the low 16 bits", [2] = "CLEAR_PSN",
-	[3] = "PSN to clear", [6] = "SACK base PSN", [7] = "credit",
-	[8] = "requested credit",
+	[3] = "PSN to clear", [6] = "SACK base PSN",
+	-- uet: 24-bit cumulative counts of 256-byte quanta (uet/cms/rccc.c)
+	[7] = "credit granted, cumulative 256-byte quanta",
+	[8] = "credit wanted, cumulative 256-byte quanta",
 }
 
 function Pkt:pds_ctrl(pt, off, ctl, flags)
