@@ -1038,6 +1038,19 @@ void uet_ini_fail_all(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code)
 /* NACKs prove the peer alive, so the resends they ask for do not count
  * against max_retx (that bound is for silence, §7.1): a peer short of
  * buffers is retried, paced up to rto_max, for as long as it answers. */
+/* Resend e after rto_min * 2^n (capped at rto_max) instead of now. */
+static void ini_pause(struct uet_pds *pds, struct uet_pdc *pdc,
+		      struct uet_rtb_ent *e, unsigned n, uet_time now)
+{
+	e->cause = UET_RTB_BY_NACK;
+	e->backoff = true;
+	ent_land(pdc, e);
+	uet_rtb_set_timer(&pdc->rtb, e, now + uet_pds_rto(pds, n));
+	if (e->nacks < UINT8_MAX)
+		e->nacks++;
+	uet_pdc_rearm(pds, pdc);
+}
+
 bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		     uint8_t code, uet_time now)
 {
@@ -1047,15 +1060,9 @@ bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE))
 		return true;
 	/* The target is short of something: an immediate resend would be
-	 * refused again (spec NACK_RETX_TIME), so pause, doubling. */
-	e->cause = UET_RTB_BY_NACK;
-	e->backoff = true;
-	/* A target short of a resource says nothing of the network. */
-	ent_land(pdc, e);
-	uet_rtb_set_timer(&pdc->rtb, e, now + uet_pds_rto(pds, e->nacks));
-	if (e->nacks < UINT8_MAX)
-		e->nacks++;
-	uet_pdc_rearm(pds, pdc);
+	 * refused again (spec NACK_RETX_TIME), so pause, doubling. A target
+	 * short of a resource says nothing of the network: no CC signal. */
+	ini_pause(pds, pdc, e, e->nacks, now);
 	return true;
 }
 
@@ -1078,15 +1085,20 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 
 	if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE))
 		return true;
-	/* Trimmed again and again: stop hammering, pace like a back-off. */
-	if (e->nacks >= pds->cfg.max_retx)
-		return uet_ini_backoff(pds, pdc, psn, code, now);
-	e->nacks++;
-	e->cause = UET_RTB_BY_NACK;
-	e->backoff = false;
 	if (e->fl & UET_RTB_FLIGHT)
 		pdc->ccc->ops->on_nack(pdc->ccc, e->size, ini_nack_why(code),
 				       ecn, UET_TIME_NONE, now);
+	/* Trimmed again and again: stop hammering, pace like a back-off,
+	 * doubling from rto_min with each NACK beyond max_retx (not with
+	 * every NACK the packet ever had: that put a whole incast into
+	 * rto_max lockstep). */
+	if (e->nacks >= pds->cfg.max_retx) {
+		ini_pause(pds, pdc, e, e->nacks - pds->cfg.max_retx, now);
+		return true;
+	}
+	e->nacks++;
+	e->cause = UET_RTB_BY_NACK;
+	e->backoff = false;
 	ent_land(pdc, e);
 	ent_due(pds, pdc, e, UET_RTB_DUE);
 	uet_pdc_rearm(pds, pdc);
