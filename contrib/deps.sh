@@ -4,7 +4,8 @@
 set -e
 pkgs="build-essential autoconf automake libtool pkg-config
       libfabric-dev libfabric-bin libpcap-dev libcriterion-dev libssl-dev
-      tshark clang iproute2 python3 qemu-system-x86 busybox-static"
+      tshark clang iproute2 python3 qemu-system-x86 busybox-static
+      gnuplot-nox"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||
