@@ -94,18 +94,20 @@ bool uet_ini_retx_blocked(struct uet_pdc *pdc)
 {
 	uint32_t psn;
 
-	if (!pdc->ccc || !pdc->ref.initiator ||
-	    !uet_ccc_credit_paced(pdc->ccc) ||
+	/* cms.md §1.3: a packet marked for resend goes when CC allows, like
+	 * new data (the fixed window, a test baseline, never held them);
+	 * an ACK_REQ is no data. */
+	if (!pdc->ccc || pdc->ccc->ops == &uet_fixed_ops ||
 	    !uet_rtb_first_due(&pdc->rtb, &psn) ||
 	    !(uet_rtb_get(&pdc->rtb, psn)->fl & UET_RTB_DUE))
 		return false;
-	/* RCCC: a resend spends credit like new data (cms.md §4.2); an
-	 * ACK_REQ does not. Before the target knows the PDC it can grant
-	 * nothing: the speculative burst's trims are resent one at a time
-	 * once it has landed, until one arrives and opens the PDC. */
-	if (pdc->state == UET_PDC_SYN)
+	/* RCCC: before the target knows the PDC it can grant nothing: the
+	 * speculative burst's trims are resent one at a time once it has
+	 * landed, until one arrives and opens the PDC. */
+	if (pdc->ref.initiator && uet_ccc_credit_paced(pdc->ccc) &&
+	    pdc->state == UET_PDC_SYN)
 		return pdc->ccc->inflight_pkts > 0;
-	return !uet_ccc_can_send(pdc->ccc, true);
+	return !uet_ccc_can_send(pdc->ccc, pdc->ref.initiator);
 }
 
 static void ent_undue(struct uet_pdc *pdc, struct uet_rtb_ent *e)
