@@ -7,6 +7,7 @@
 
 #define RCP_CHUNK_PKTS	4	/* full packets of credit per grant */
 #define RCP_RATE_PCT	99	/* of the link rate */
+#define RCP_CATCH_UP	8	/* chunks granted late at once, at most */
 
 bool uet_rcp_on(const struct uet_pds *pds)
 {
@@ -65,9 +66,11 @@ void uet_rcp_run(struct uet_pds *pds, uet_time now)
 				    UET_RCCC_QUANTUM);
 	struct uet_list *l;
 
-	/* Late (or idle): no catching up in a burst. */
-	if (pds->rc_next + rcp_time(pds, chunk) < now)
-		pds->rc_next = now;
+	/* Late: a software receiver is not always running when a grant is
+	 * due, so what fell due meanwhile goes at once, up to a few chunks
+	 * (more would be a burst the last hop cannot take). */
+	if (pds->rc_next + RCP_CATCH_UP * rcp_time(pds, chunk) < now)
+		pds->rc_next = now - RCP_CATCH_UP * rcp_time(pds, chunk);
 	while (pds->rc_next <= now && (l = uet_list_first(&pds->rc_active))) {
 		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
 						       rc_link);
