@@ -24,7 +24,7 @@
 
 const char *ft_prog = "ft";
 
-#define FT_COMMON_OPTS	"p:e:s:D:B:P:f:T:Lvh"
+#define FT_COMMON_OPTS	"p:e:s:D:B:P:f:T:LC:vh"
 #define FT_CQ_BATCH	16
 #define FT_HUGE		(2u << 20)	/* a huge page, where there are */
 /* Empty polls before giving the CPU away. One: a busy-polling wait that
@@ -71,8 +71,40 @@ void ft_usage_common(void)
 		"              client: read it from FILE (waits for it)\n"
 		"  -T SECS     give up waiting for a peer or a completion after SECS (30)\n"
 		"  -L          register buffers even if the provider does not need FI_MR_LOCAL\n"
+		"  -C CLASS    traffic class asked for (tx_attr->tclass): best_effort,\n"
+		"              low_latency, dedicated_access, bulk_data, scavenger,\n"
+		"              network_ctrl, or dscp:N (fi_tc_dscp_set)\n"
 		"  -v          verbose\n"
 		"  -h          this help\n");
+}
+
+/* -C: a label of fi_endpoint.3's "Traffic Class", or dscp:N. */
+static int ft_parse_tclass(const char *s, uint32_t *tc)
+{
+	static const struct { const char *name; uint32_t tc; } names[] = {
+		{ "best_effort", FI_TC_BEST_EFFORT },
+		{ "low_latency", FI_TC_LOW_LATENCY },
+		{ "dedicated_access", FI_TC_DEDICATED_ACCESS },
+		{ "bulk_data", FI_TC_BULK_DATA },
+		{ "scavenger", FI_TC_SCAVENGER },
+		{ "network_ctrl", FI_TC_NETWORK_CTRL },
+	};
+	char *end;
+	long v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i].name)) {
+			*tc = names[i].tc;
+			return 0;
+		}
+	}
+	if (strncmp(s, "dscp:", 5))
+		return -1;
+	v = strtol(s + 5, &end, 10);
+	if (end == s + 5 || *end || v < 0 || v > 63)
+		return -1;
+	*tc = fi_tc_dscp_set((uint8_t)v);
+	return 0;
 }
 
 int ft_parse_args(struct ft_opts *o, int argc, char **argv,
@@ -130,6 +162,13 @@ int ft_parse_args(struct ft_opts *o, int argc, char **argv,
 			break;
 		case 'L':
 			o->force_mr = true;
+			break;
+		case 'C':
+			if (ft_parse_tclass(optarg, &o->tclass)) {
+				fprintf(stderr, "%s: -C %s: not a traffic "
+					"class\n", ft_prog, optarg);
+				return -1;
+			}
 			break;
 		case 'v':
 			o->verbose = true;
@@ -215,6 +254,7 @@ static struct fi_info *ft_hints(const struct ft_ctx *c, uint64_t caps)
 		h->fabric_attr->prov_name = strdup(c->opts.prov);
 	if (c->opts.domain)
 		h->domain_attr->name = strdup(c->opts.domain);
+	h->tx_attr->tclass = c->opts.tclass;
 	return h;
 }
 

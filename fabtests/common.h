@@ -36,6 +36,7 @@ struct ft_opts {
 	const char *server;		/* positional: client mode, server's host */
 	int timeout_s;			/* -T: give up waiting after this long */
 	bool force_mr;			/* -L: register buffers even without FI_MR_LOCAL */
+	uint32_t tclass;		/* -C: tx_attr->tclass, FI_TC_UNSPEC if none */
 	bool verbose;			/* -v */
 };
 

@@ -18,9 +18,11 @@
  *            With -o read, back-to-back reads checked one by one.
  *   -t func  a PASS/FAIL matrix: writes and reads of every call flavour,
  *            remote CQ data, FI_FENCE, delivery complete, remote counters
- *            (endpoint and MR), and the error cases - unknown key, out of
- *            range, no permission, closed region - each checked to fail
- *            with the right error and to leave the target untouched.
+ *            (endpoint and MR), two regions written from their start
+ *            (address 0 under offsets), and the error cases - unknown
+ *            key, out of range, no permission, closed region, an address
+ *            in the other mr_mode's form - each checked to fail with the
+ *            right error and to leave the target untouched.
  */
 #include "common.h"
 
@@ -1419,6 +1421,63 @@ static int f_run_closed(struct rma *r, const struct fdesc *d)
 			    "write into a closed region");
 }
 
+/* -- two regions, each written from its start: fabtests' fi_multi_mr,
+ * which writes to address 0 whatever the mr_mode -- */
+
+static int f_setup_two(struct rma *r, struct fstate *st, struct fdesc *d)
+{
+	return f_setup_small(r, st, d, FI_REMOTE_READ | FI_REMOTE_WRITE,
+			     FI_REMOTE_READ | FI_REMOTE_WRITE);
+}
+
+static int f_run_two(struct rma *r, const struct fdesc *d)
+{
+	uint8_t *a = f_local(r, 0), *b = f_local(r, 1);
+	struct ft_op op = { 0 };
+
+	ft_fill(a, 4096, 21);
+	ft_fill(b, 4096, 22);
+	F_TRY(f_write(r, &op, a, 4096, d->addr, d->key));
+	F_TRY(f_wait(r, &op, "fi_write to the first region's start"));
+	F_TRY(f_write(r, &op, b, 4096, d->addr2, d->key2));
+	return f_wait(r, &op, "fi_write to the second region's start");
+}
+
+static int f_check_two(struct rma *r, struct fstate *st,
+		       const struct fdesc *d)
+{
+	int ret = f_target_is(r, 0, st->fill, 0, 4096, 21);
+
+	(void)d;
+	return ret ? ret : f_target_is(r, 1, st->fill, 0, 4096, 22);
+}
+
+/* -- the start of a region as the other mr_mode would name it (its
+ * virtual address under offsets, 0 under FI_MR_VIRT_ADDR): an error
+ * completion, not a wait -- */
+
+static int f_setup_other(struct rma *r, struct fstate *st, struct fdesc *d)
+{
+	int ret = f_setup_small(r, st, d, FI_REMOTE_READ | FI_REMOTE_WRITE, 0);
+	uint64_t va = (uint64_t)(uintptr_t)f_area(r, 0);
+
+	d->addr2 = d->addr == va ? 0 : va;
+	return ret;
+}
+
+static int f_run_other(struct rma *r, const struct fdesc *d)
+{
+	struct ft_op op = { 0 };
+
+	memset(f_local(r, 0), 0x99, 64);
+	F_TRY(f_write(r, &op, f_local(r, 0), 64, d->addr2, d->key));
+	F_TRY(f_expect_err(r, &op, FI_EFAULT, UET_RC_BAD_ADDR,
+			   "write addressed as the other mr_mode would"));
+	F_TRY(f_read(r, &op, f_local(r, 1), 64, d->addr2, d->key));
+	return f_expect_err(r, &op, FI_EFAULT, UET_RC_BAD_ADDR,
+			    "read addressed as the other mr_mode would");
+}
+
 static const struct fcase f_cases[] = {
 	{ "write_read", 0, f_setup_rw, f_run_write_read, f_check_write_read },
 	{ "writev_readv", 0, f_setup_rw, f_run_vec, f_check_vec },
@@ -1445,6 +1504,10 @@ static const struct fcase f_cases[] = {
 	  f_check_untouched },
 	{ "err_no_permission", 0, f_setup_perm, f_run_perm, f_check_perm },
 	{ "err_closed_region", 0, f_setup_closed, f_run_closed,
+	  f_check_untouched },
+	{ "two_regions_from_their_start", 0, f_setup_two, f_run_two,
+	  f_check_two },
+	{ "err_other_addressing", 0, f_setup_other, f_run_other,
 	  f_check_untouched },
 };
 #define F_NCASES (sizeof(f_cases) / sizeof(f_cases[0]))

@@ -19,7 +19,10 @@
 # Two passes. The clean one runs our programs and Debian's fi_pingpong
 # over 1 B .. 16 MiB, an 8-process all-to-all of 10^5 messages, RMA and
 # atomics where advertised, rendezvous sends (uet: FT_RNDV_BIG each way),
-# and checks that each program notices corrupted data (-Z). The impaired one (uet
+# and checks that each program notices corrupted data (-Z); pingpong and
+# bandwidth also with the traffic classes libfabric's benchmarks ask for,
+# and uet's RMA matrix also with virtual addresses (FI_UET_MR_VIRT_ADDR=1)
+# besides its default offsets. The impaired one (uet
 # only) runs the programs again with FI_UET_IMPAIR in every process, so the
 # provider must recover from loss, duplication and reordering, and with
 # FI_UET_STATS=1, whose engine counters it sums per program.
@@ -54,7 +57,7 @@ fi
 FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
 export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
 # The clean pass is clean whatever the caller's environment says.
-unset FI_UET_IMPAIR
+unset FI_UET_IMPAIR FI_UET_MR_VIRT_ADDR
 
 # In an --enable-sanitizers build the provider is ASan-instrumented, and the
 # uninstrumented fi_info and fi_pingpong can dlopen it only with the
@@ -854,6 +857,11 @@ run_pair "ft_bw tagged" ok ft_bw -T 20 -m tagged -S 64,16k -I 5 -w 64
 run_pair "ft_bw detects corruption (-Z)" "data mismatch" ft_bw -T 20 \
 	-S 4k -I 2 -Z 40
 run_pair "ft_tagged" ok ft_tagged -T 20 ${xfail:+-x "$xfail"}
+# The classes fabtests' benchmarks ask for (fi_endpoint.3 tclass).
+run_pair "ft_pingpong FI_TC_LOW_LATENCY" ok ft_pingpong -T 20 \
+	-C low_latency -S 1,4k,64k -I 50
+run_pair "ft_bw FI_TC_BULK_DATA" ok ft_bw -T 20 -C bulk_data -S 4k,1m -I 5 \
+	-w 32
 run_one "ft_alltoall 8 procs msg" ok ft_alltoall -T 30 -n 8 -N "$a2a_total" \
 	-x 16k -v
 run_one "ft_alltoall 4 procs tagged" ok ft_alltoall -T 30 -n 4 -N 4000 \
@@ -899,6 +907,12 @@ if $has_rma; then
 	if [ "$prov" = uet ]; then
 		run_pair "ft_rma functional, FI_MR_ENDPOINT" ok ft_rma -T 20 \
 			-t func -M endpoint
+		# offsets unless asked: virtual addresses on request
+		FI_UET_MR_VIRT_ADDR=1
+		export FI_UET_MR_VIRT_ADDR
+		run_pair "ft_rma functional, virtual addresses" ok ft_rma \
+			-T 20 -t func
+		unset FI_UET_MR_VIRT_ADDR
 	fi
 	run_pair "ft_rma detects corruption (-Z)" "data mismatch" ft_rma \
 		-T 20 -S 4k -I 2 -w 8 -Z 20

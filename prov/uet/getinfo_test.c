@@ -196,6 +196,81 @@ Test(getinfo, caps_send_only)
 	fi_freeinfo(fi);
 }
 
+/* fi_endpoint.3: the caps that apply to transmit and to receive
+ * attributes (libfabric 1.17); FI_LOCAL_COMM and FI_REMOTE_COMM are not
+ * among them. */
+#define EP_TX_CAPS (FI_MSG | FI_RMA | FI_TAGGED | FI_ATOMIC | FI_READ | \
+		    FI_WRITE | FI_SEND | FI_HMEM | FI_TRIGGER | FI_FENCE | \
+		    FI_MULTICAST | FI_RMA_PMEM | FI_NAMED_RX_CTX | \
+		    FI_COLLECTIVE)
+#define EP_RX_CAPS (FI_MSG | FI_RMA | FI_TAGGED | FI_ATOMIC | \
+		    FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RECV | FI_HMEM | \
+		    FI_TRIGGER | FI_RMA_PMEM | FI_DIRECTED_RECV | \
+		    FI_VARIABLE_MSG | FI_MULTI_RECV | FI_SOURCE | \
+		    FI_RMA_EVENT | FI_SOURCE_ERR | FI_COLLECTIVE)
+
+static void check_attr_caps(const struct fi_info *fi)
+{
+	for (const struct fi_info *e = fi; e; e = e->next) {
+		uint64_t tx = e->tx_attr->caps, rx = e->rx_attr->caps;
+
+		cr_assert_eq(tx & ~(uint64_t)EP_TX_CAPS, 0, "tx_attr: %s",
+			     fi_tostr(&tx, FI_TYPE_CAPS));
+		cr_assert_eq(rx & ~(uint64_t)EP_RX_CAPS, 0, "rx_attr: %s",
+			     fi_tostr(&rx, FI_TYPE_CAPS));
+		cr_assert_eq(tx & ~e->caps, 0, "tx_attr caps beyond caps");
+		cr_assert_eq(rx & ~e->caps, 0, "rx_attr caps beyond caps");
+		/* where they do belong */
+		cr_assert_eq(e->caps & (FI_LOCAL_COMM | FI_REMOTE_COMM),
+			     FI_LOCAL_COMM | FI_REMOTE_COMM, "%s %s: %s",
+			     e->fabric_attr->prov_name,
+			     fi_tostr(&e->ep_attr->type, FI_TYPE_EP_TYPE),
+			     fi_tostr(&e->caps, FI_TYPE_CAPS));
+		cr_assert_eq(e->domain_attr->caps,
+			     FI_LOCAL_COMM | FI_REMOTE_COMM);
+	}
+}
+
+/* fabtests' fi_getinfo_test checks this with no hints, and with each
+ * primary capability. */
+Test(getinfo, tx_rx_caps_per_fi_endpoint)
+{
+	static const uint64_t caps[] = {
+		0, FI_MSG, FI_TAGGED, FI_RMA, FI_ATOMIC, FI_DIRECTED_RECV,
+		FI_MSG | FI_RMA | FI_TAGGED | FI_ATOMIC,
+	};
+	struct fi_info *fi;
+	int ret;
+
+	/* no hints at all, the provider chosen by FI_PROVIDER (read by
+	 * libfabric's first call) */
+	setenv("FI_PROVIDER", "uet", 1);
+	ret = fi_getinfo(V17, NULL, NULL, 0, NULL, &fi);
+	cr_assert_eq(ret, 0, "fi_getinfo: %s", fi_strerror(-ret));
+	check_attr_caps(fi);
+	fi_freeinfo(fi);
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		h->caps = caps[i];
+		fi = gi_ok(V17);
+		check_attr_caps(fi);
+		fi_freeinfo(fi);
+	}
+}
+
+/* An application may hand tx_attr/rx_attr caps copied from fi->caps,
+ * domain caps included: those are still ours. */
+Test(getinfo, attr_caps_hint_with_domain_caps)
+{
+	struct fi_info *fi;
+
+	h->caps = FI_MSG | FI_LOCAL_COMM | FI_REMOTE_COMM;
+	h->tx_attr->caps = h->caps;
+	h->rx_attr->caps = h->caps;
+	fi = gi_ok(V17);
+	check_attr_caps(fi);
+	fi_freeinfo(fi);
+}
+
 Test(getinfo, caps_refused)
 {
 	static const uint64_t bad[] = {
@@ -332,14 +407,14 @@ Test(getinfo, mr_mode_new_api)
 	cr_assert_eq(fi->domain_attr->mr_mode, 0);
 	fi_freeinfo(fi);
 	/* bits the application can handle: we need none of them, but keep
-	 * provider keys and virtual addresses for one-sided use */
+	 * provider keys for one-sided use; regions are addressed by
+	 * offset (fi_mr.3: a bit not needed is cleared) */
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
 				  FI_MR_ENDPOINT | FI_MR_RAW | FI_MR_RMA_EVENT |
 				  FI_MR_MMU_NOTIFY;
 	fi = gi_ok(V17);
-	cr_assert_eq(fi->domain_attr->mr_mode,
-		     FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
+	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_PROV_KEY);
 	fi_freeinfo(fi);
 	h->domain_attr->mr_mode = FI_MR_PROV_KEY;
 	fi = gi_ok(V17);
@@ -347,7 +422,7 @@ Test(getinfo, mr_mode_new_api)
 	fi_freeinfo(fi);
 	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_LOCAL;
 	fi = gi_ok(V17);
-	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_VIRT_ADDR);
+	cr_assert_eq(fi->domain_attr->mr_mode, 0);
 	fi_freeinfo(fi);
 	/* two-sided only: no registration mode at all */
 	h->caps = FI_MSG | FI_TAGGED;
@@ -620,11 +695,52 @@ Test(getinfo, fi_info_hints)
 	fi_freeinfo(fi);
 }
 
-Test(getinfo, layering_refused)
+static void all_named(const struct fi_info *fi, const char *name)
+{
+	for (const struct fi_info *e = fi; e; e = e->next)
+		cr_assert_str_eq(e->fabric_attr->prov_name, name);
+}
+
+static void set_prov_name(const char *name)
 {
 	free(h->fabric_attr->prov_name);
-	h->fabric_attr->prov_name = strdup("uet;^ofi_rxm");
+	h->fabric_attr->prov_name = strdup(name);
+}
+
+/* Lists in which uet is the core and every other provider is excluded
+ * ask for uet itself: each gives uet's own entries, and no utility
+ * provider gets our datagrams to put its reliability over (the core
+ * still lets ofi_rxd ask, with "...;^ofi_rxd" and OFI_CORE_PROV_ONLY). */
+Test(getinfo, name_lists_with_uet_as_core)
+{
+	static const char *const lists[] = {
+		"uet;^ofi_rxm", "uet;^ofi_rxm;^ofi_rxd", "UET;^ofi_rxd",
+		"uet;^ofi_mrail",
+	};
+	struct fi_info *fi;
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		set_prov_name(lists[i]);
+		h->ep_attr->type = FI_EP_RDM;
+		fi = gi_ok(V17);
+		all_named(fi, "uet");
+		fi_freeinfo(fi);
+		/* type unspecified: our DGRAM entries too, ours alone */
+		h->ep_attr->type = FI_EP_UNSPEC;
+		fi = gi_ok(V17);
+		all_named(fi, "uet");
+		fi_freeinfo(fi);
+	}
+}
+
+/* A stack over uet: "uet;ofi_rxd" reaches us as ofi_rxd's request for a
+ * DGRAM core, "ofi_rxm;ofi_rxd;uet" (rightmost compared) directly. */
+Test(getinfo, layering_refused)
+{
+	set_prov_name("uet;ofi_rxd");
 	h->ep_attr->type = FI_EP_RDM;
+	gi_nodata(V17);
+	set_prov_name("ofi_rxm;ofi_rxd;uet");
 	gi_nodata(V17);
 }
 
@@ -634,11 +750,11 @@ Test(getinfo, layering_allowed)
 
 	/* the same request as layering_refused, now let through */
 	setenv("FI_UET_ALLOW_LAYERING", "1", 1);
-	free(h->fabric_attr->prov_name);
-	h->fabric_attr->prov_name = strdup("uet;^ofi_rxm");
+	set_prov_name("uet;ofi_rxd");
 	h->ep_attr->type = FI_EP_RDM;
 	fi = gi_ok(V17);
 	cr_assert_eq(fi->ep_attr->type, FI_EP_RDM);
+	all_named(fi, "uet;ofi_rxd");
 	fi_freeinfo(fi);
 }
 
@@ -810,10 +926,41 @@ Test(getinfo, auth_key)
 	gi_nodata(V17);
 }
 
+/* Every FI_TC_* label and DSCP value, for the endpoint or the domain,
+ * as fabtests' benchmarks ask (FI_TC_LOW_LATENCY, FI_TC_BULK_DATA);
+ * anything else is refused. */
 Test(getinfo, tclass)
 {
-	h->tx_attr->tclass = FI_TC_LOW_LATENCY;
-	gi_nodata(V17);
+	static const uint32_t ok[] = {
+		FI_TC_UNSPEC, FI_TC_BEST_EFFORT, FI_TC_LOW_LATENCY,
+		FI_TC_DEDICATED_ACCESS, FI_TC_BULK_DATA, FI_TC_SCAVENGER,
+		FI_TC_NETWORK_CTRL, FI_TC_DSCP | 0, FI_TC_DSCP | 46,
+		FI_TC_DSCP | 63,
+	};
+	static const uint32_t bad[] = {
+		FI_TC_NETWORK_CTRL + 1, FI_TC_DSCP | 64, FI_TC_DSCP | 0xFF,
+		1, FI_TC_LABEL | FI_TC_DSCP, 0x10000 | FI_TC_BEST_EFFORT,
+	};
+	struct fi_info *fi;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		h->tx_attr->tclass = ok[i];
+		h->domain_attr->tclass = ok[(i + 3) % 10];
+		fi = gi_ok(V17);
+		for (struct fi_info *e = fi; e; e = e->next) {
+			cr_assert_eq(e->tx_attr->tclass, ok[i]);
+			cr_assert_eq(e->domain_attr->tclass, ok[(i + 3) % 10]);
+		}
+		fi_freeinfo(fi);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		h->domain_attr->tclass = FI_TC_UNSPEC;
+		h->tx_attr->tclass = bad[i];
+		gi_nodata(V17);
+		h->tx_attr->tclass = FI_TC_UNSPEC;
+		h->domain_attr->tclass = bad[i];
+		gi_nodata(V17);
+	}
 }
 
 Test(getinfo, dupinfo_roundtrip)
@@ -897,6 +1044,45 @@ Test(getinfo, one_sided_limits)
 	h->domain_attr->mr_iov_limit = 1;
 	h->ep_attr->max_order_waw_size = 64;
 	gi_nodata(V17);
+}
+
+/* fabtests' fi_multi_mr (1.17): it allows FI_MR_VIRT_ADDR, yet writes
+ * to address 0 of each region; with the bit cleared, address 0 is the
+ * start of the region. */
+Test(getinfo, mr_mode_fi_multi_mr_hints)
+{
+	struct fi_info *fi;
+
+	h->caps = FI_RMA | FI_RMA_EVENT | FI_MSG;
+	h->mode = FI_CONTEXT;
+	h->ep_attr->type = FI_EP_RDM;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ENDPOINT |
+				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
+				  FI_MR_VIRT_ADDR;
+	fi = gi_ok(V17);
+	for (struct fi_info *e = fi; e; e = e->next)
+		cr_assert_eq(e->domain_attr->mr_mode, FI_MR_PROV_KEY);
+	fi_freeinfo(fi);
+}
+
+/* FI_UET_MR_VIRT_ADDR=1: virtual addresses whenever allowed. */
+Test(getinfo, mr_mode_virt_addr_param)
+{
+	struct fi_info *fi;
+
+	setenv("FI_UET_MR_VIRT_ADDR", "1", 1);
+	h->caps = FI_RMA;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
+				  FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->domain_attr->mr_mode,
+		     FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
+	fi_freeinfo(fi);
+	/* never when not allowed */
+	h->domain_attr->mr_mode = FI_MR_PROV_KEY;
+	fi = gi_ok(V17);
+	cr_assert_eq(fi->domain_attr->mr_mode, FI_MR_PROV_KEY);
+	fi_freeinfo(fi);
 }
 
 Test(getinfo, mr_mode_basic_with_atomics)

@@ -78,19 +78,20 @@ struct fi_provider *fi_prov_ini(void);
 				  UETP_RMA_DIR_CAPS : 0ULL))
 #define UETP_ONE_SIDED_SEC_CAPS	(FI_RMA_EVENT | FI_FENCE)
 
+/* fi_endpoint.3 lists the caps that apply to tx_attr and rx_attr:
+ * FI_LOCAL_COMM and FI_REMOTE_COMM are not among them (they are domain
+ * and fi_info caps), and fabtests' fi_getinfo_test checks it. */
 #define UETP_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | \
-			 FI_LOCAL_COMM | FI_REMOTE_COMM | \
 			 (UETP_ONE_SIDED_CAPS & ~(uint64_t)(FI_REMOTE_READ | \
 			  FI_REMOTE_WRITE)) | \
 			 (UETP_ONE_SIDED_SEC_CAPS & FI_FENCE))
 #define UETP_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | \
 			 FI_MULTI_RECV | FI_SOURCE | \
-			 FI_LOCAL_COMM | FI_REMOTE_COMM | \
 			 (UETP_ONE_SIDED_CAPS & ~(uint64_t)(FI_READ | \
 			  FI_WRITE)) | \
 			 (UETP_ONE_SIDED_SEC_CAPS & FI_RMA_EVENT))
 #define UETP_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
-#define UETP_CAPS	(UETP_TX_CAPS | UETP_RX_CAPS)
+#define UETP_CAPS	(UETP_TX_CAPS | UETP_RX_CAPS | UETP_DOM_CAPS)
 /* libfabric's split (fi_getinfo.3): primary caps are granted only when
  * asked for, secondary ones come with every entry. */
 #define UETP_PRIMARY_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
@@ -130,6 +131,9 @@ struct fi_provider *fi_prov_ini(void);
 
 /* ---- parameters (uetp_init.c) ---- */
 
+/* The FI_TC_* labels, FI_TC_BEST_EFFORT .. FI_TC_NETWORK_CTRL. */
+#define UETP_TC_LABELS		(FI_TC_NETWORK_CTRL - FI_TC_LABEL + 1)
+
 struct uetp_env {
 	char *iface;			/* FI_UET_IFACE: comma-separated names */
 	int udp_port;			/* FI_UET_UDP_PORT */
@@ -151,9 +155,12 @@ struct uetp_env {
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
+	uint8_t tc_dscp[UETP_TC_LABELS];	/* FI_UET_TCLASS_DSCP */
+	int mr_virt_addr;		/* FI_UET_MR_VIRT_ADDR */
 	int cca;			/* FI_UET_CC: enum uet_cca */
 	int link_gbps;			/* FI_UET_LINK_GBPS, 0 = engine default */
 	int base_rtt_us;		/* FI_UET_BASE_RTT_US, 0 = default */
+	int loss_infer;			/* FI_UET_LOSS_INFER */
 };
 
 extern struct uetp_env uetp_env;
@@ -303,6 +310,10 @@ size_t uetp_iface_mtu_pick(size_t want, size_t link, bool *clamped);
 /* libfabric's private OFI_CORE_PROV_ONLY (1.17 ofi_util.h): the getinfo of
  * a utility provider looking for a core to layer over. */
 #define UETP_CORE_PROV_ONLY	(1ULL << 59)
+/* A prov_name list with uet as its core and no provider over it. */
+bool uetp_names_direct(const char *list);
+/* getinfo flags of a utility provider that may not have our DGRAM. */
+bool uetp_layering_dgram(uint64_t flags);
 
 int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
@@ -481,7 +492,7 @@ struct uetp_cntr {
 	struct uetp_domain *domain;
 	atomic_uint_fast64_t value;
 	atomic_uint_fast64_t err;
-	uint64_t last_read;		/* for fi_trywait */
+	uint64_t last_read, last_err;	/* for fi_trywait */
 	uint64_t op_flags;		/* FI_GETOPSFLAG / FI_SETOPSFLAG */
 	enum fi_wait_obj wait_obj;
 	struct uetp_wait *wait;
@@ -593,9 +604,29 @@ int uetp_pcap_get(void);		/* open on first use (FI_UET_PCAP) */
 void uetp_pcap_put(void);
 void uetp_pcap_flush(void);
 void uetp_pcap_cleanup(void);
-void uetp_pcap_trace(const struct uet_net *net, int dir,
+/* dscp: what the port sends with (received packets show 0: the port
+ * does not report theirs). */
+void uetp_pcap_trace(const struct uet_net *net, int dir, uint8_t dscp,
 		     const struct uet_pkt_info *pi, const uint8_t *pkt,
 		     size_t len);
+
+/* ---- traffic classes (uetp_tclass.c) ---- */
+
+/* FI_UET_TCLASS_DSCP's default: RFC 4594-style code points. */
+#define UETP_DEFAULT_TCLASS_DSCP "best_effort=0,low_latency=46," \
+				 "dedicated_access=40,bulk_data=10," \
+				 "scavenger=8,network_ctrl=48"
+
+/* FI_TC_UNSPEC, a label or fi_tc_dscp_set(0..63). */
+bool uetp_tclass_valid(uint32_t tc);
+/* The endpoint's class: its own unless FI_TC_UNSPEC, else the domain's,
+ * else FI_TC_BEST_EFFORT. */
+uint32_t uetp_tclass_resolve(uint32_t ep_tc, uint32_t dom_tc);
+/* The DSCP of a resolved class (uetp_env.tc_dscp for labels). */
+uint8_t uetp_tclass_dscp(uint32_t tc);
+/* Set table entries from "name=dscp,..." (names as in the default);
+ * -FI_EINVAL, table unchanged, when any pair is wrong. */
+int uetp_tclass_parse(const char *s, uint8_t table[UETP_TC_LABELS]);
 
 /* ---- endpoint (uetp_ep.c, uetp_msg.c, uetp_tagged.c) ---- */
 
@@ -642,6 +673,12 @@ struct uetp_ep {
 	struct uet_fep *fep;
 	struct uet_net *net;
 	unsigned entropy_bits;
+	/* The traffic class every packet goes in (uetp_tclass.c): tx_attr's,
+	 * else the domain's, else FI_TC_BEST_EFFORT; its DSCP is the port's.
+	 * Kept for the congestion control contexts, one per destination and
+	 * traffic class (design.md), once cms/ keys them by it. */
+	uint32_t tclass;
+	uint8_t dscp;
 	struct uetp_name name;
 	uint64_t rand_state;
 

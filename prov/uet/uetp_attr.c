@@ -7,16 +7,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "uetp.h"
 
 /* ---- hint checks ---- */
-
-static bool uetp_tclass_ok(uint32_t tc)
-{
-	return tc == FI_TC_UNSPEC || tc == FI_TC_BEST_EFFORT;
-}
 
 static bool uetp_auth_key_ok(size_t size, const uint8_t *key)
 {
@@ -32,20 +28,31 @@ static bool uetp_auth_key_ok(size_t size, const uint8_t *key)
 	return job <= UETP_JOB_ID_MAX;
 }
 
-/* mr_mode bits we implement when the application allows them (fi_mr.3):
- * provider keys and virtual addressing are kept as asked, since either
- * way works for us; FI_MR_ENDPOINT and FI_MR_ALLOCATED are honoured when
+/* mr_mode bits we implement when the application allows them (fi_mr.3:
+ * "a provider will clear an mr_mode bit if it is not needed"). Provider
+ * keys are kept as allowed (FI_UET_RUDI marks only keys of ours
+ * idempotent). A region is addressed by offset, which UET's
+ * buffer_offset is; FI_MR_VIRT_ADDR is granted only to FI_MR_BASIC, or
+ * whenever allowed under FI_UET_MR_VIRT_ADDR=1: applications that allow
+ * it are not all ready for it to be cleared, nor the other way round
+ * (fabtests' fi_multi_mr allows it and writes to address 0).
+ * FI_MR_ENDPOINT, FI_MR_ALLOCATED and FI_MR_VIRT_ADDR are honoured when
  * an fi_info carrying them is handed back, but never required; we need
  * no FI_MR_LOCAL. */
-#define UETP_MR_MODE_KEEP	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY)
 #define UETP_MR_MODE_OK		(FI_MR_LOCAL | FI_MR_VIRT_ADDR | \
 				 FI_MR_ALLOCATED | FI_MR_PROV_KEY | \
 				 FI_MR_ENDPOINT)
 
+static int uetp_mr_mode_keep(void)
+{
+	return FI_MR_PROV_KEY |
+	       (uetp_env.mr_virt_addr ? FI_MR_VIRT_ADDR : 0);
+}
+
 /* mr_mode we report for a hint, or -1 when the hint cannot be honoured.
  * Before 1.5 the two old modes are both ours (FI_MR_BASIC ⇔
  * VIRT_ADDR|ALLOCATED|PROV_KEY, FI_MR_SCALABLE ⇔ 0); after it, the bits
- * of UETP_MR_MODE_KEEP the application allows, for endpoints that do
+ * of uetp_mr_mode_keep() the application allows, for endpoints that do
  * one-sided operations (none are needed otherwise). */
 static int uetp_mr_mode(uint32_t version, int hint, uint64_t caps)
 {
@@ -64,7 +71,7 @@ static int uetp_mr_mode(uint32_t version, int hint, uint64_t caps)
 		return hint;
 	if (!(caps & (FI_RMA | FI_ATOMIC)))
 		return 0;
-	return hint & UETP_MR_MODE_KEEP;
+	return hint & uetp_mr_mode_keep();
 }
 
 /* An mr_mode in an fi_info given to fi_domain/fi_endpoint. */
@@ -143,7 +150,7 @@ static const char *uetp_check_domain_attr(uint32_t version,
 		return "domain_attr->max_err_data";
 	if (a->mr_cnt > UETP_MR_CNT)
 		return "domain_attr->mr_cnt";
-	if (!uetp_tclass_ok(a->tclass))
+	if (!uetp_tclass_valid(a->tclass))
 		return "domain_attr->tclass";
 	return NULL;
 }
@@ -166,7 +173,7 @@ static const char *uetp_check_tx_attr(const struct fi_tx_attr *a)
 		return "tx_attr->iov_limit";
 	if (a->rma_iov_limit > UETP_RMA_IOV_MAX)
 		return "tx_attr->rma_iov_limit";
-	if (!uetp_tclass_ok(a->tclass))
+	if (!uetp_tclass_valid(a->tclass))
 		return "tx_attr->tclass";
 	return NULL;
 }
@@ -532,6 +539,41 @@ static int uetp_want_init(struct uetp_want *w, uint32_t version,
 	return 0;
 }
 
+/* ---- provider names and layering (libfabric-provider.md §1.3) ---- */
+
+/* Is uet the core of this ';'-separated name list, with nothing layered
+ * over it? "^name" excludes a provider: the core hands us lists such as
+ * "uet;^ofi_rxm" (an application's -p, or a utility provider excluding
+ * itself) or "^ofi_rxd" (FI_PROVIDER=uet). Any name other than ours not
+ * excluded ("ofi_rxm;ofi_rxd;uet", the rightmost name being compared)
+ * asks for a stack over us. */
+bool uetp_names_direct(const char *list)
+{
+	const size_t ours = strlen(UETP_PROV_NAME);
+	const char *p = list, *end;
+	size_t n;
+
+	while (p) {
+		end = strchr(p, ';');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n && *p != '^' &&
+		    !(n == ours && !strncasecmp(p, UETP_PROV_NAME, n)))
+			return false;
+		p = end ? end + 1 : NULL;
+	}
+	return true;
+}
+
+/* A utility provider looking for its core (OFI_CORE_PROV_ONLY) gets no
+ * datagram endpoints: ofi_rxd would run its reliability over them and its
+ * "uet;ofi_rxd" would come before our own FI_EP_RDM (design.md). The
+ * other utilities find nothing to layer on (ofi_rxm and ofi_rstream want
+ * FI_EP_MSG) or take our FI_EP_RDM as it is (ofi_mrail). */
+bool uetp_layering_dgram(uint64_t flags)
+{
+	return (flags & UETP_CORE_PROV_ONLY) && !uetp_env.allow_layering;
+}
+
 int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *hints,
 		 struct fi_info **info)
@@ -547,19 +589,12 @@ int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 	int ret, pass;
 
 	*info = NULL;
-	/* A utility provider fetching its core passes OFI_CORE_PROV_ONLY
-	 * and names itself excluded ("uet;^ofi_rxd" under -p uet, nothing
-	 * under FI_PROVIDER=uet): ofi_rxd over our DGRAM entries would take
-	 * FI_EP_RDM. */
 	prov = hints && hints->fabric_attr ? hints->fabric_attr->prov_name :
 					     NULL;
-	if (((flags & UETP_CORE_PROV_ONLY) ||
-	     (prov && (strchr(prov, ';') || strstr(prov, "^ofi_")))) &&
-	    !uetp_env.allow_layering) {
-		/* a utility provider shopping for a core (§1.3) */
+	if (prov && !uetp_names_direct(prov) && !uetp_env.allow_layering) {
 		FI_INFO(&uetp_prov, FI_LOG_CORE,
 			"not layering under \"%s\" (FI_UET_ALLOW_LAYERING=1 "
-			"allows it)\n", prov ? prov : "a utility provider");
+			"allows it)\n", prov);
 		return -FI_ENODATA;
 	}
 	if (hints && (why = uetp_check(version, hints))) {
@@ -567,8 +602,15 @@ int uetp_attr_getinfo(uint32_t version, const char *node, const char *service,
 			why);
 		return -FI_ENODATA;
 	}
-	dgram = uetp_dgram_wanted(hints);
+	dgram = uetp_dgram_wanted(hints) && !uetp_layering_dgram(flags);
 	rdm = !hints || !hints->ep_attr || hints->ep_attr->type != FI_EP_DGRAM;
+	if (!rdm && !dgram) {
+		FI_INFO(&uetp_prov, FI_LOG_CORE,
+			"no FI_EP_DGRAM for a utility provider (\"%s\"): it "
+			"would replace our reliability (FI_UET_ALLOW_LAYERING=1 "
+			"allows it)\n", prov ? prov : "");
+		return -FI_ENODATA;
+	}
 	if (dgram && hints && (why = uetp_dgram_check(hints))) {
 		dgram = false;
 		if (!rdm) {

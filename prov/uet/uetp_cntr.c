@@ -38,7 +38,8 @@ static uint64_t uetp_cntr_readerr(struct fid_cntr *cntr_fid)
 						   fid);
 
 	uetp_progress_set_poll(&cntr->eps);
-	return atomic_load(&cntr->err);
+	cntr->last_err = atomic_load(&cntr->err);
+	return cntr->last_err;
 }
 
 static int uetp_cntr_add(struct fid_cntr *cntr_fid, uint64_t value)
@@ -116,7 +117,11 @@ static int uetp_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			continue;
 		}
 		atomic_store(&cntr->wait->armed, true);
-		if (atomic_load(&cntr->value) < threshold)
+		/* an error counted by another thread (the progress thread)
+		 * between the checks above and arming sent no signal: look
+		 * again, or the wait sleeps to its timeout */
+		if (atomic_load(&cntr->value) < threshold &&
+		    atomic_load(&cntr->err) == err0)
 			uetp_wait_wait(cntr->wait, uetp_wait_ms(next, now));
 		atomic_store(&cntr->wait->armed, false);
 	}

@@ -52,7 +52,7 @@ static void uetp_ep_trace(void *user, int dir, const struct uet_pkt_info *pi,
 {
 	struct uetp_ep *ep = user;
 
-	uetp_pcap_trace(ep->net, dir, pi, pkt, len);
+	uetp_pcap_trace(ep->net, dir, ep->dscp, pi, pkt, len);
 }
 
 static void uetp_req_free(struct uetp_ep *ep, struct uetp_req *req)
@@ -238,7 +238,8 @@ void uetp_ep_complete(void *user, const struct uet_completion *c)
 
 /* ---- the UDP port and the engine ---- */
 
-static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact)
+static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact,
+			    struct uet_net **netp)
 {
 	struct uetp_domain *dom = ep->domain;
 	struct uet_udp_config u;
@@ -248,10 +249,11 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact)
 	uet_udp_config_default(&u);
 	u.entropy_bits = ep->entropy_bits;
 	u.gso = !!uetp_env.udp_gso;
+	u.dscp = ep->dscp;		/* the traffic class, on every packet */
 	if (exact) {
 		u.port = exact;
 		u.prefer_iana = false;
-		ret = uet_udp_open(&ep->net, &dom->iface.addr, &u);
+		ret = uet_udp_open(netp, &dom->iface.addr, &u);
 		if (ret)
 			FI_WARN(&uetp_prov, FI_LOG_EP_CTRL,
 				"cannot bind UDP port %u: %s\n", exact,
@@ -263,11 +265,11 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact)
 	u.prefer_iana = want == UET_UDP_IANA_PORT;
 	if (want && want != UET_UDP_IANA_PORT) {
 		u.port = want;
-		if (!uet_udp_open(&ep->net, &dom->iface.addr, &u))
+		if (!uet_udp_open(netp, &dom->iface.addr, &u))
 			return 0;
 		u.port = 0;
 	}
-	ret = uet_udp_open(&ep->net, &dom->iface.addr, &u);
+	ret = uet_udp_open(netp, &dom->iface.addr, &u);
 	if (ret)
 		FI_WARN(&uetp_prov, FI_LOG_EP_CTRL,
 			"cannot open a UDP port on %s: %s\n", dom->iface.name,
@@ -287,7 +289,9 @@ static void uetp_ep_engine_close(struct uetp_ep *ep)
 	}
 }
 
-/* (Re)open port and engine; exact = 0 follows FI_UET_UDP_PORT. */
+/* (Re)open port and engine; exact = 0 follows FI_UET_UDP_PORT. The new
+ * ones replace the old only once both are open: a failed fi_setname
+ * (port taken) leaves the endpoint with its name and engine. */
 static int uetp_ep_engine_open(struct uetp_ep *ep, uint16_t exact)
 {
 	struct uet_callbacks cb = {
@@ -295,22 +299,28 @@ static int uetp_ep_engine_open(struct uetp_ep *ep, uint16_t exact)
 		.rand = uetp_ep_rand,
 		.trace = ep->pcap ? uetp_ep_trace : NULL,
 	};
+	struct uet_fep_config cfg = ep->cfg;
+	struct uet_net *net = NULL;
+	struct uet_fep *fep = NULL;
 	int ret;
 
-	uetp_ep_engine_close(ep);
-	ret = uetp_ep_udp_open(ep, exact);
+	ret = uetp_ep_udp_open(ep, exact, &net);
 	if (ret)
 		return ret == UET_ERR_INVAL ? -FI_EADDRINUSE : uetp_errno(ret);
-	ep->cfg.local = ep->net->local;
-	ep->cfg.pid_on_fep = uet_ses_addr_pid(&ep->cfg.local);
-	ep->cfg.resource_index = uet_ses_addr_ri(&ep->cfg.local);
-	ret = uet_fep_open(&ep->fep, &ep->cfg, &cb, ep, uetp_now());
+	cfg.local = net->local;
+	cfg.pid_on_fep = uet_ses_addr_pid(&cfg.local);
+	cfg.resource_index = uet_ses_addr_ri(&cfg.local);
+	ret = uet_fep_open(&fep, &cfg, &cb, ep, uetp_now());
 	if (ret) {
 		FI_WARN(&uetp_prov, FI_LOG_EP_CTRL, "engine: %s\n",
 			uet_err_str(ret));
-		uetp_ep_engine_close(ep);
+		net->ops->close(net);
 		return uetp_errno(ret);
 	}
+	uetp_ep_engine_close(ep);
+	ep->net = net;
+	ep->fep = fep;
+	ep->cfg = cfg;
 	uetp_addr_name(&ep->name, &ep->cfg.local, ep->cfg.job_id);
 	return 0;
 }
@@ -345,6 +355,7 @@ static void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	if (uetp_env.window)
 		c->window = (unsigned)uetp_env.window;
 	c->cca = (uint8_t)uetp_env.cca;
+	c->loss_infer = !!uetp_env.loss_infer;
 	if (uetp_env.link_gbps)
 		c->link_bps = (uint64_t)uetp_env.link_gbps * 1000000000ull;
 	if (uetp_env.base_rtt_us)
@@ -398,6 +409,37 @@ static int uetp_ep_bufs_alloc(struct uetp_ep *ep)
 					      __VA_ARGS__);		\
 	} while (0)
 
+/* A line per congestion context: window, base RTT, ECN share. */
+static void uetp_ep_cc_dump(struct uetp_ep *ep, const char *name)
+{
+	struct uet_cc_info cc[16];
+	size_t k = uet_fep_cc_info(ep->fep, cc, 16);
+	char line[320], peer[96];
+
+	for (size_t i = 0; i < k && i < 16; i++) {
+		uint64_t all = cc[i].acks + cc[i].ecn_acks;
+		int n;
+
+		uet_addr_str(peer, sizeof(peer), &cc[i].peer);
+		n = snprintf(line, sizeof(line),
+			"uet cc %s -> %s: %s cwnd %lld inflight %lld "
+			"base_rtt_ns %lld rtt_ns %lld acks %llu ecn_frac %.4f "
+			"active %d\n", name, peer, cc[i].algo,
+			(long long)cc[i].cwnd, (long long)cc[i].inflight,
+			cc[i].base_rtt == UET_TIME_NONE ? -1LL :
+			(long long)cc[i].base_rtt,
+			cc[i].rtt_last == UET_TIME_NONE ? -1LL :
+			(long long)cc[i].rtt_last,
+			(unsigned long long)all,
+			all ? (double)cc[i].ecn_acks / (double)all : 0.0,
+			cc[i].active);
+		if (n > 0 && write(STDERR_FILENO, line,
+				   (size_t)n < sizeof(line) ? (size_t)n :
+				   sizeof(line) - 1) < 0)
+			return;
+	}
+}
+
 static void uetp_ep_stats_dump(struct uetp_ep *ep)
 {
 	struct uet_fep_stats s;
@@ -410,7 +452,8 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 	uet_addr_str(name, sizeof(name), &ep->name.addr);
 	UETP_STATS_PUT(
 		"uet stats %s: tx_pkts %llu rx_pkts %llu tx_bytes %llu "
-		"rx_bytes %llu retx_rto %llu retx_nack %llu acks_tx %llu "
+		"rx_bytes %llu retx_rto %llu retx_nack %llu retx_sack %llu "
+		"retx_tlp %llu acks_tx %llu "
 		"acks_rx %llu nacks_tx %llu nacks_rx %llu sack_gaps %llu "
 		"dup_rx %llu drop_malformed %llu drop_job %llu drop_pdc %llu "
 		"drop_psn %llu drop_other %llu pdc_open %llu pdc_closed %llu "
@@ -422,6 +465,8 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)s.rx_bytes,
 		(unsigned long long)s.retx_rto,
 		(unsigned long long)s.retx_nack,
+		(unsigned long long)s.retx_sack,
+		(unsigned long long)s.retx_tlp,
 		(unsigned long long)s.acks_tx, (unsigned long long)s.acks_rx,
 		(unsigned long long)s.nacks_tx,
 		(unsigned long long)s.nacks_rx,
@@ -458,6 +503,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 	/* One write: several processes often share one log. */
 	if (write(STDERR_FILENO, line, n < sizeof(line) ? n : sizeof(line) - 1) < 0)
 		return;
+	uetp_ep_cc_dump(ep, name);
 }
 
 /* Let the engine send what is due shortly (delayed ACKs above all) before
@@ -864,6 +910,8 @@ static int uetp_ep_setname(fid_t fid, void *addr, size_t addrlen)
 	    (memcmp(n.addr.ip, ep->domain->iface.addr.ip, 16) &&
 	     memcmp(n.addr.ip, any.ip, 16)))
 		return -FI_EINVAL;	/* another FEP's address */
+	if (n.addr.port && n.addr.port == ep->name.addr.port)
+		return 0;		/* its name already */
 	uetp_lock_acquire(&ep->lock);
 	ret = uetp_ep_engine_open(ep, n.addr.port);
 	uetp_lock_release(&ep->lock);
@@ -1056,6 +1104,9 @@ int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 			  info->tx_attr->inject_size : UETP_INJECT_SIZE;
 	ep->min_multi_recv = UETP_INJECT_SIZE;
 	ep->entropy_bits = (unsigned)uetp_env.entropy_bits;
+	ep->tclass = uetp_tclass_resolve(info->tx_attr->tclass,
+					 dom->info->domain_attr->tclass);
+	ep->dscp = uetp_tclass_dscp(ep->tclass);
 	ep->rand_state = uetp_seed();
 	uetp_lock_init(&ep->lock, dom->locking);
 	uetp_ep_config(ep, info);

@@ -46,7 +46,9 @@ static int uetp_trywait_cntr(struct uetp_cntr *cntr)
 	atomic_store(&cntr->wait->armed, true);
 	uetp_wait_drain(cntr->wait);
 	uetp_progress_set_run(&cntr->eps);
+	/* a new error is an event too: fi_cntr_readerr has it */
 	if (atomic_load(&cntr->value) != cntr->last_read ||
+	    atomic_load(&cntr->err) != cntr->last_err ||
 	    uetp_progress_set_tx_pending(&cntr->eps))
 		return -FI_EAGAIN;
 	uetp_progress_set_arm(&cntr->eps);

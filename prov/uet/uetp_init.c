@@ -39,6 +39,7 @@ struct uetp_env uetp_env = {
 	.rndv_threshold = UETP_DEFAULT_RNDV_THRESHOLD,
 	.poll_spin_us = UETP_DEFAULT_POLL_SPIN_US,
 	.udp_gso = 1,
+	.loss_infer = 1,
 };
 
 uet_time uetp_now(void)
@@ -177,9 +178,10 @@ static void uetp_define_params(void)
 		"work sharing the CPU runs; -1 = never yield (default: %d)",
 		UETP_DEFAULT_POLL_SPIN_US);
 	fi_param_define(&uetp_prov, "cc", FI_PARAM_STRING,
-		"Congestion control of every CCC: fixed (cfg window of "
-		"packets) or nscc (delay and ECN window, cms.md); both ends "
-		"of a job use the same (default: fixed)");
+		"Congestion control of every CCC: fixed (FI_UET_WINDOW "
+		"packets), nscc (delay and ECN window), rccc (receiver "
+		"credit) or nscc+rccc; both ends of a job use the same "
+		"(default: fixed)");
 	fi_param_define(&uetp_prov, "link_gbps", FI_PARAM_INT,
 		"Link rate NSCC derives its windows from, Gb/s "
 		"(default: 0 = engine default, %llu)",
@@ -189,6 +191,11 @@ static void uetp_define_params(void)
 		"round trip of a full packet; measured RTTs only lower it "
 		"(default: 0 = engine default, %llu)",
 		(unsigned long long)(d.base_rtt / UET_USEC));
+	fi_param_define(&uetp_prov, "loss_infer", FI_PARAM_BOOL,
+		"Resend a packet as soon as ACKs of later packets prove it "
+		"lost (RACK with a reorder window) and probe a silent tail, "
+		"instead of waiting for its retransmission timeout "
+		"(default: 1)");
 	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
 		"Packets in flight per PDC (the fixed congestion window) "
 		"(default: 0 = engine default, %u)", d.window);
@@ -197,6 +204,15 @@ static void uetp_define_params(void)
 		"UDP_SEGMENT message and accept coalesced receives "
 		"(UDP_GRO); the wire still carries one UET packet per "
 		"datagram (default: 1)");
+	fi_param_define(&uetp_prov, "tclass_dscp", FI_PARAM_STRING,
+		"DSCP (0..63) of each libfabric traffic class label, "
+		"name=dscp pairs, comma-separated; classes not named keep "
+		"their default (default: %s)", UETP_DEFAULT_TCLASS_DSCP);
+	fi_param_define(&uetp_prov, "mr_virt_addr", FI_PARAM_BOOL,
+		"Grant FI_MR_VIRT_ADDR (peers name remote memory by virtual "
+		"address) whenever the application's mr_mode allows it; "
+		"otherwise only FI_MR_BASIC gets it and regions are "
+		"addressed by offset (default: 0)");
 }
 
 static void uetp_read_cc(void)
@@ -209,9 +225,28 @@ static void uetp_read_cc(void)
 		uetp_env.cca = UET_CCA_FIXED;
 	else if (!strcmp(v, "nscc"))
 		uetp_env.cca = UET_CCA_NSCC;
+	else if (!strcmp(v, "rccc"))
+		uetp_env.cca = UET_CCA_RCCC;
+	else if (!strcmp(v, "nscc+rccc"))
+		uetp_env.cca = UET_CCA_NSCC_RCCC;
 	else
 		FI_WARN(&uetp_prov, FI_LOG_CORE,
-			"FI_UET_CC=\"%s\" is not fixed or nscc, ignored\n", v);
+			"FI_UET_CC=\"%s\" is not fixed, nscc, rccc or "
+			"nscc+rccc, ignored\n", v);
+}
+
+/* The label table: the documented default, then FI_UET_TCLASS_DSCP. */
+static void uetp_read_tclass(void)
+{
+	char *v = NULL;
+
+	uetp_tclass_parse(UETP_DEFAULT_TCLASS_DSCP, uetp_env.tc_dscp);
+	if (fi_param_get_str(&uetp_prov, "tclass_dscp", &v) || !v || !*v)
+		return;
+	if (uetp_tclass_parse(v, uetp_env.tc_dscp))
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_TCLASS_DSCP=\"%s\" is not name=dscp pairs "
+			"(dscp 0..63), ignored\n", v);
 }
 
 static void uetp_read_params(void)
@@ -249,6 +284,7 @@ static void uetp_read_params(void)
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
+	uetp_env_bool("loss_infer", &uetp_env.loss_infer);
 	uetp_env_int("link_gbps", 0, 100000, &uetp_env.link_gbps);
 	uetp_env_int("base_rtt_us", 0, 1000000, &uetp_env.base_rtt_us);
 	uetp_read_cc();
@@ -259,6 +295,8 @@ static void uetp_read_params(void)
 		free(uetp_env.impair);
 		uetp_env.impair = NULL;
 	}
+	uetp_read_tclass();
+	uetp_env_bool("mr_virt_addr", &uetp_env.mr_virt_addr);
 }
 
 /* Called once directly and once per utility provider for every

@@ -77,7 +77,7 @@ void uetp_pcap_cleanup(void)
 	pthread_mutex_unlock(&uetp_pcap_lock);
 }
 
-void uetp_pcap_trace(const struct uet_net *net, int dir,
+void uetp_pcap_trace(const struct uet_net *net, int dir, uint8_t dscp,
 		     const struct uet_pkt_info *pi, const uint8_t *pkt,
 		     size_t len)
 {
@@ -94,6 +94,7 @@ void uetp_pcap_trace(const struct uet_net *net, int dir,
 		m.dst_port = pi->dst.port;
 		/* the port sends NOT_ECT as its default ECT(0) (udp.h) */
 		m.ecn = pi->ecn == UET_ECN_NOT_ECT ? UET_ECN_ECT0 : pi->ecn;
+		m.dscp = dscp;
 	} else {		/* in: as received, at home or a spray port */
 		memcpy(m.src, pi->src.ip, 16);
 		memcpy(m.dst, local->ip, 16);

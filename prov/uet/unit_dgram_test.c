@@ -223,29 +223,85 @@ Test(dgram_info, unspecified_type_lists_rdm_then_dgram)
 	fi_freeinfo(h);
 }
 
-/* ofi_rxd asking for its core (OFI_CORE_PROV_ONLY, "^ofi_rxd") gets
- * nothing unless FI_UET_ALLOW_LAYERING=1. */
+static int dgram_getinfo(struct fi_info *h, const char *prov, uint64_t flags,
+			 struct fi_info **info)
+{
+	free(h->fabric_attr->prov_name);
+	h->fabric_attr->prov_name = prov ? strdup(prov) : NULL;
+	return uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, flags, h,
+				 info);
+}
+
+static void only_type(struct fi_info *info, enum fi_ep_type type)
+{
+	cr_assert_not_null(info);
+	for (struct fi_info *fi = info; fi; fi = fi->next)
+		cr_assert_eq(fi->ep_attr->type, type);
+	fi_freeinfo(info);
+}
+
+/* A utility provider asking for its core (OFI_CORE_PROV_ONLY) gets no
+ * datagram endpoints - ofi_rxd would put its reliability over them -
+ * unless FI_UET_ALLOW_LAYERING=1; one that takes FI_EP_RDM as it is
+ * (ofi_mrail) still gets ours. An application's own name list with uet
+ * as its core is a request for uet, exclusions or not. */
 Test(dgram_info, no_core_for_utility_providers)
 {
 	struct fi_info *h = dgram_hints(), *info;
 
 	fi_prov_ini();
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL,
-				       UETP_CORE_PROV_ONLY, h, &info),
+	cr_assert_eq(dgram_getinfo(h, NULL, UETP_CORE_PROV_ONLY, &info),
 		     -FI_ENODATA);
-	h->fabric_attr->prov_name = strdup("^ofi_rxd");
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &info), -FI_ENODATA);
-	free(h->fabric_attr->prov_name);
-	h->fabric_attr->prov_name = strdup("uet;^ofi_rxd");
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &info), -FI_ENODATA);
+	cr_assert_eq(dgram_getinfo(h, "^ofi_rxd", UETP_CORE_PROV_ONLY,
+				   &info), -FI_ENODATA);
+	cr_assert_eq(dgram_getinfo(h, "uet;^ofi_rxd", UETP_CORE_PROV_ONLY,
+				   &info), -FI_ENODATA);
+	/* a stack named over us, not excluded */
+	cr_assert_eq(dgram_getinfo(h, "uet;ofi_rxd", 0, &info), -FI_ENODATA);
+	cr_assert_eq(dgram_getinfo(h, "ofi_rxm;ofi_rxd;uet", 0, &info),
+		     -FI_ENODATA);
+	/* the application's exclusions: uet itself */
+	cr_assert_eq(dgram_getinfo(h, "^ofi_rxd", 0, &info), 0);
+	only_type(info, FI_EP_DGRAM);
+	cr_assert_eq(dgram_getinfo(h, "uet;^ofi_rxd;^ofi_rxm", 0, &info), 0);
+	only_type(info, FI_EP_DGRAM);
+	/* a core wanted for FI_EP_RDM, or for any type: RDM only */
+	h->ep_attr->type = FI_EP_RDM;
+	cr_assert_eq(dgram_getinfo(h, "uet;^ofi_mrail", UETP_CORE_PROV_ONLY,
+				   &info), 0);
+	only_type(info, FI_EP_RDM);
+	h->ep_attr->type = FI_EP_UNSPEC;
+	cr_assert_eq(dgram_getinfo(h, "uet;^ofi_mrail", UETP_CORE_PROV_ONLY,
+				   &info), 0);
+	only_type(info, FI_EP_RDM);
+	h->ep_attr->type = FI_EP_DGRAM;
 	uetp_env.allow_layering = 1;
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL,
-				       UETP_CORE_PROV_ONLY, h, &info), 0);
-	fi_freeinfo(info);
+	cr_assert_eq(dgram_getinfo(h, "uet;^ofi_rxd", UETP_CORE_PROV_ONLY,
+				   &info), 0);
+	only_type(info, FI_EP_DGRAM);
+	cr_assert_eq(dgram_getinfo(h, "ofi_rxm;ofi_rxd;uet", 0, &info), 0);
+	only_type(info, FI_EP_DGRAM);
 	uetp_env.allow_layering = 0;
 	fi_freeinfo(h);
+}
+
+/* The name rule by itself. */
+Test(dgram_info, provider_name_lists)
+{
+	static const char *const direct[] = {
+		"uet", "UET", "uet;^ofi_rxm", "^ofi_rxd", "uet;^ofi_rxm;^ofi_rxd",
+		"^ofi_rxm;uet", "", "uet;",
+	};
+	static const char *const stacked[] = {
+		"uet;ofi_rxd", "ofi_rxm;uet", "ofi_rxm;ofi_rxd;uet",
+		"uet;ofi_rxm;^ofi_rxd", "tcp;uet", "uetx", "ue",
+	};
+
+	for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++)
+		cr_assert(uetp_names_direct(direct[i]), "%s", direct[i]);
+	for (size_t i = 0; i < sizeof(stacked) / sizeof(stacked[0]); i++)
+		cr_assert_not(uetp_names_direct(stacked[i]), "%s",
+			      stacked[i]);
 }
 
 /* ---- the endpoint ---- */
@@ -379,10 +435,13 @@ Test(rudi, idempotent_keys_and_rma, .init = rudi_open, .fini = dx_close)
 		calloc(1, LEN);
 	struct fid_mr *mr, *mr_ev, *mr_local;
 	struct fi_cq_tagged_entry e;
-	uint64_t key;
+	uint64_t key, base;
 
 	if (!(dx.info->caps & FI_RMA))
 		cr_skip_test("FI_RMA not advertised");
+	/* addressed as granted: by offset unless FI_MR_VIRT_ADDR */
+	base = (dx.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	       (uint64_t)(uintptr_t)tgt : 0;
 	cr_assert_eq(fi_mr_reg(dx.domain, tgt, LEN, FI_REMOTE_READ |
 			       FI_REMOTE_WRITE, 0, 0, 0, &mr, NULL), 0);
 	key = fi_mr_key(mr);
@@ -397,12 +456,12 @@ Test(rudi, idempotent_keys_and_rma, .init = rudi_open, .fini = dx_close)
 	for (size_t i = 0; i < LEN; i++)
 		src[i] = (uint8_t)(i * 7 + 3);
 	cr_assert_eq(fi_write(dx.a.ep, src, LEN, NULL, dx.a.peer,
-			      (uint64_t)(uintptr_t)tgt, key, (void *)1), 0);
+			      base, key, (void *)1), 0);
 	dexpect(dx.a.cq, &e, NULL);
 	cr_assert_eq(e.flags, FI_RMA | FI_WRITE);
 	cr_assert_eq(memcmp(tgt, src, LEN), 0);
 	cr_assert_eq(fi_read(dx.a.ep, back, LEN, NULL, dx.a.peer,
-			     (uint64_t)(uintptr_t)tgt, key, (void *)2), 0);
+			     base, key, (void *)2), 0);
 	dexpect(dx.a.cq, &e, NULL);
 	cr_assert_eq(e.flags, FI_RMA | FI_READ);
 	cr_assert_eq(memcmp(back, src, LEN), 0);
@@ -418,7 +477,7 @@ Test(rudi, idempotent_keys_and_rma, .init = rudi_open, .fini = dx_close)
 	}
 	/* out of range: the target's code, over RUDI as on a PDC */
 	cr_assert_eq(fi_write(dx.a.ep, src, 16, NULL, dx.a.peer,
-			      (uint64_t)(uintptr_t)tgt + LEN - 8, key,
+			      base + LEN - 8, key,
 			      (void *)3), 0);
 	cr_assert_eq(dwait(dx.a.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
 	{

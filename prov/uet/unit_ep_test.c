@@ -525,18 +525,55 @@ Test(ep, getname_probe_and_formats)
 	fi_freeinfo(info);
 }
 
-/* A port nobody holds right now. */
-static uint16_t free_port(void)
+/* A loopback UDP port held by a socket of ours (*fd), so that no one
+ * else takes it; packets sent there are never answered. */
+static uint16_t hold_port(int *fd)
 {
 	struct sockaddr_in s = { .sin_family = AF_INET };
 	socklen_t l = sizeof(s);
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
+	*fd = socket(AF_INET, SOCK_DGRAM, 0);
+	cr_assert_geq(*fd, 0);
 	s.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	cr_assert_eq(bind(fd, (struct sockaddr *)&s, sizeof(s)), 0);
-	getsockname(fd, (struct sockaddr *)&s, &l);
-	close(fd);
+	cr_assert_eq(bind(*fd, (struct sockaddr *)&s, sizeof(s)), 0);
+	cr_assert_eq(getsockname(*fd, (struct sockaddr *)&s, &l), 0);
 	return ntohs(s.sin_port);
+}
+
+static uint16_t name_port(struct fid_ep *ep)
+{
+	struct sockaddr_in sin;
+	size_t len = sizeof(sin);
+
+	cr_assert_eq(fi_getname(&ep->fid, &sin, &len), 0);
+	return ntohs(sin.sin_port);
+}
+
+/* fi_setname to a port we hold: refused, and the endpoint keeps its name
+ * and engine; to its own port: nothing to do; to a port we let go just
+ * before: taken (any port will do, spray sockets are separate). Another
+ * process may grab a released port in the instant between: then another
+ * one is tried. */
+static void setname_moves(struct fid_ep *ep, struct sockaddr_in *sin)
+{
+	uint16_t was = name_port(ep), port = 0;
+	int fd, ret = -FI_EADDRINUSE;
+
+	sin->sin_port = htons(hold_port(&fd));
+	cr_assert_eq(fi_setname(&ep->fid, sin, sizeof(*sin)), -FI_EADDRINUSE);
+	cr_assert_eq(name_port(ep), was, "a failed setname changed the name");
+	sin->sin_port = htons(was);
+	cr_assert_eq(fi_setname(&ep->fid, sin, sizeof(*sin)), 0);
+	cr_assert_eq(name_port(ep), was);
+	close(fd);
+	for (int i = 0; i < 10 && ret == -FI_EADDRINUSE; i++) {
+		port = hold_port(&fd);
+		close(fd);
+		sin->sin_port = htons(port);
+		ret = fi_setname(&ep->fid, sin, sizeof(*sin));
+	}
+	cr_assert_eq(ret, 0, "fi_setname: %s", fi_strerror(-ret));
+	cr_assert_eq(name_port(ep), port);
 }
 
 Test(ep, setname_and_state)
@@ -544,22 +581,10 @@ Test(ep, setname_and_state)
 	struct sockaddr_in sin;
 	struct fid_ep *ep;
 	size_t len = sizeof(sin);
-	uint16_t port = 0;
-	unsigned k = (unsigned)uetp_env.entropy_bits;
 
 	cr_assert_eq(fi_endpoint(fx.domain, fx.info, &ep, NULL), 0);
-	for (int i = 0; i < 50 && !port; i++) {
-		port = free_port();
-		if (k && (port % (1u << k) || port < 49152))
-			port = 0;	/* the block rule of uet/udp.h */
-	}
-	cr_assert_neq(port, 0);
 	cr_assert_eq(fi_getname(&ep->fid, &sin, &len), 0);
-	sin.sin_port = htons(port);
-	cr_assert_eq(fi_setname(&ep->fid, &sin, sizeof(sin)), 0);
-	len = sizeof(sin);
-	cr_assert_eq(fi_getname(&ep->fid, &sin, &len), 0);
-	cr_assert_eq(ntohs(sin.sin_port), port);
+	setname_moves(ep, &sin);
 	/* another FEP's address is refused */
 	sin.sin_addr.s_addr = htonl(0xC6336401);	/* 198.51.100.1 */
 	cr_assert_eq(fi_setname(&ep->fid, &sin, sizeof(sin)), -FI_EINVAL);
@@ -577,6 +602,41 @@ Test(ep, setname_and_state)
 	cr_assert_eq(fi_ep_bind(fx.a.ep, &fx.b.cq->fid, FI_RECV),
 		     -FI_EOPBADSTATE);
 	cr_assert_eq(fi_close(&fx.a.cq->fid), -FI_EBUSY);
+}
+
+/* A failed fi_setname leaves a working endpoint: it still opens, talks
+ * and closes. */
+Test(ep, setname_refused_keeps_endpoint)
+{
+	struct side c = { 0 };
+	struct sockaddr_in sin;
+	size_t len = sizeof(sin);
+	struct fi_cq_tagged_entry e;
+	char buf[8] = "";
+	uet_time end;
+	int fd;
+
+	cr_assert_eq(fi_endpoint(fx.domain, fx.info, &c.ep, NULL), 0);
+	cr_assert_eq(fi_getname(&c.ep->fid, &sin, &len), 0);
+	sin.sin_port = htons(hold_port(&fd));
+	cr_assert_eq(fi_setname(&c.ep->fid, &sin, sizeof(sin)),
+		     -FI_EADDRINUSE);
+	close(fd);
+	cr_assert_eq(fi_ep_bind(c.ep, &fx.b.av->fid, 0), 0);
+	cr_assert_eq(fi_ep_bind(c.ep, &fx.b.cq->fid, FI_TRANSMIT | FI_RECV),
+		     0);
+	cr_assert_eq(fi_enable(c.ep), 0);
+	cr_assert_eq(fi_recv(fx.a.ep, buf, sizeof(buf), NULL, FI_ADDR_UNSPEC,
+			     NULL), 0);
+	/* fx.b's AV: its peer is fx.a */
+	cr_assert_eq(fi_send(c.ep, "ok", 3, NULL, fx.b.peer, NULL), 0);
+	end = uetp_now() + 10 * UET_SEC;
+	while (fi_cq_read(fx.a.cq, &e, 1) != 1) {
+		cr_assert_lt(uetp_now(), end, "nothing arrived");
+		fi_cq_read(fx.b.cq, NULL, 0);
+	}
+	cr_assert_str_eq(buf, "ok");
+	cr_assert_eq(fi_close(&c.ep->fid), 0);
 }
 
 Test(ep, rma_not_there)
@@ -932,9 +992,10 @@ Test(ep, rto_resend_from_idle_progress)
 	uet_time end = uetp_now() + 5 * UET_SEC;
 	struct uet_fep_stats s;
 	fi_addr_t to;
+	int fd;
 
 	dead.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	dead.sin_port = htons(free_port());
+	dead.sin_port = htons(hold_port(&fd));	/* held: never answers */
 	cr_assert_eq(fi_av_insert(fx.a.av, &dead, 1, &to, 0, NULL), 1);
 	cr_assert_eq(fi_send(fx.a.ep, "lost", 5, NULL, to, NULL), 0);
 	uet_fep_stats(a->fep, &s);
@@ -945,4 +1006,5 @@ Test(ep, rto_resend_from_idle_progress)
 		uet_fep_stats(a->fep, &s);
 	} while (!s.retx_rto);
 	cr_assert_geq(s.tx_pkts, 2, "retransmission left in the engine");
+	close(fd);
 }
