@@ -46,6 +46,8 @@ impair=${FT_IMPAIR:-drop=0.05,dup=0.01,reorder=0.1}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/.." && pwd)}
+. "$here/../contrib/test-lock.sh"
+uet_test_lock shared
 bindir=$top_builddir/fabtests
 addr=127.0.0.1
 

@@ -38,6 +38,8 @@ verbose=${FT_VERBOSE:-0}
 cases=${FT_CASES:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+. "$here/../test-lock.sh"
+uet_test_lock shared
 top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 bindir=$top_builddir/fabtests
 tb=$here/testbed.sh

@@ -54,6 +54,8 @@ budget=${VETH_BUDGET:-170}
 verbose=${VETH_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+. "$here/../test-lock.sh"
+uet_test_lock exclusive
 top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 bindir=$top_builddir/fabtests
 tb=$here/testbed.sh

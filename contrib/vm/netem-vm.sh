@@ -42,6 +42,8 @@ top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 top_srcdir=$(cd "$top_srcdir" && pwd)
 top_builddir=$(cd "$top_builddir" && pwd)
+. "$top_srcdir/contrib/test-lock.sh"
+uet_test_lock shared
 cache=${UET_VM_CACHE:-$top_builddir/vm-cache}
 vm_timeout=${UET_VM_TIMEOUT:-290}
 cpus=${UET_VM_CPUS:-2}

@@ -29,6 +29,8 @@ bound=${FT_FAULT_BOUND:-10}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
+. "$here/../../contrib/test-lock.sh"
+uet_test_lock shared
 top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 bindir=$top_builddir/fabtests/fault
 
