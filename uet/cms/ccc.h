@@ -155,14 +155,13 @@ static inline bool uet_ccc_can_send(const struct uet_ccc *c, bool fwd)
 
 /* RCCC (no-ops for the other algorithms): does the CCC pace by credit;
  * the 24-bit credit_target a request carries; a CREDIT CP's cumulative
- * grant; what SES still has to send; a CREDIT_REQUEST due (starved for
- * `after`)? */
+ * grant; what SES still has to send; when a CREDIT_REQUEST is due
+ * (UET_TIME_NONE: not), `after` a starvation with nothing in flight. */
 bool uet_ccc_credit_paced(const struct uet_ccc *c);
 uint32_t uet_ccc_credit_target(const struct uet_ccc *c);
 void uet_ccc_on_credit(struct uet_ccc *c, uint32_t granted_q, uet_time now);
 void uet_ccc_set_backlog(struct uet_ccc *c, int64_t bytes, uet_time now);
-bool uet_ccc_credit_starved(const struct uet_ccc *c, uet_time after,
-			    uet_time now);
+uet_time uet_ccc_credit_req_at(const struct uet_ccc *c, uet_time after);
 
 /* A packet of bytes leaves the flight (acknowledged, known lost, or to be
  * resent): the bookkeeping every algorithm shares; its signal is a

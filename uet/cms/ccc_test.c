@@ -301,7 +301,8 @@ Test(ccc, rccc_grants_wrap_at_24_bits)
 	uet_ccc_table_fini(&tab);
 }
 
-/* Starved: no credit, a backlog, nothing in flight, for a while. */
+/* Starved: no credit, a backlog, nothing in flight, for a while; at
+ * once when it wants more than it last said. */
 Test(ccc, rccc_starvation_is_noticed)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
@@ -309,9 +310,14 @@ Test(ccc, rccc_starvation_is_noticed)
 	c->rccc.spec = false;
 	c->rccc.credit = 0;
 	uet_ccc_set_backlog(c, MTU, 1000);
-	cr_assert_not(uet_ccc_credit_starved(c, 500, 1200));
-	cr_assert(uet_ccc_credit_starved(c, 500, 1500));
-	uet_ccc_on_credit(c, 4, 1600);
-	cr_assert_not(uet_ccc_credit_starved(c, 500, 9000));
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 1000, "never told");
+	c->rccc.told_q = uet_ccc_credit_target(c);
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 1500, "after 500");
+	uet_ccc_on_send(c, MTU, false, 1100);
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), UET_TIME_NONE,
+		     "a packet in flight");
+	uet_ccc_land(c, MTU);
+	uet_ccc_on_credit(c, 40, 1600);	/* more than the MTU it spent */
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), UET_TIME_NONE, "credit");
 	uet_ccc_table_fini(&tab);
 }

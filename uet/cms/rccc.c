@@ -220,13 +220,18 @@ void uet_ccc_set_backlog(struct uet_ccc *c, int64_t bytes, uet_time now)
 	rccc_note(c, now);
 }
 
-bool uet_ccc_credit_starved(const struct uet_ccc *c, uet_time after,
-			    uet_time now)
+uet_time uet_ccc_credit_req_at(const struct uet_ccc *c, uet_time after)
 {
 	const struct uet_rccc *r = &c->rccc;
 
-	return uet_ccc_credit_paced(c) && r->credit <= 0 &&
-	       r->backlog + c->rtx_backlog > 0 &&
-	       !c->inflight_pkts && r->starved_at != UET_TIME_NONE &&
-	       now >= r->starved_at + after;
+	if (!uet_ccc_credit_paced(c) || r->credit > 0 ||
+	    r->backlog + c->rtx_backlog <= 0 || r->starved_at == UET_TIME_NONE)
+		return UET_TIME_NONE;
+	/* wants more than it last said (resends): ask at once */
+	if (uet_ccc_credit_target(c) != r->told_q)
+		return r->starved_at;
+	/* a grant may be on its way while packets are in flight */
+	if (c->inflight_pkts)
+		return UET_TIME_NONE;
+	return r->starved_at + after;
 }

@@ -379,18 +379,9 @@ static void ini_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
  * CREDIT got lost). */
 static uet_time ini_credit_req_at(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	const struct uet_ccc *c = pdc->ccc;
-
-	if (!c || !pdc->ref.initiator || !uet_ccc_credit_paced(c) ||
-	    pdc->state != UET_PDC_EST || c->rccc.credit > 0 ||
-	    c->rccc.backlog + c->rtx_backlog <= 0 ||
-	    c->rccc.starved_at == UET_TIME_NONE)
+	if (!pdc->ccc || !pdc->ref.initiator || pdc->state != UET_PDC_EST)
 		return UET_TIME_NONE;
-	if (uet_ccc_credit_target(c) != c->rccc.told_q)
-		return c->rccc.starved_at;
-	if (c->inflight_pkts)
-		return UET_TIME_NONE;
-	return c->rccc.starved_at + ini_rto(pds, pdc, 0);
+	return uet_ccc_credit_req_at(pdc->ccc, ini_rto(pds, pdc, 0));
 }
 
 uet_time uet_ini_send_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
