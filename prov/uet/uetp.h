@@ -390,7 +390,6 @@ struct uetp_domain {
 	/* memory regions (uetp_mr.c), under lock */
 	uint64_t mr_mode;		/* FI_MR_* bits in force (BASIC and
 					 * SCALABLE translated) */
-	uint64_t next_mr_key;		/* FI_MR_PROV_KEY: next key to try */
 	struct uetp_dlist mrs;		/* every open MR */
 	struct uetp_mr **mr_hash;	/* domain-wide keys, chained */
 	size_t mr_hash_cap, mr_hash_count;

@@ -159,7 +159,6 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			 !uetp_env.progress_thread);
 	dom->mtu = uetp_iface_mtu(&dom->iface);
 	dom->mr_mode = uetp_mr_mode_bits(version, (uint64_t)da->mr_mode);
-	dom->next_mr_key = 1;
 	atomic_init(&dom->ref, 0);
 	pthread_mutex_init(&dom->lock, NULL);
 	uetp_dlist_init(&dom->eps);

@@ -2,8 +2,10 @@
  *
  * A key is the UET mem_key peers put in their WRITE/READ/ATOMIC requests
  * (ses-and-libfabric-mapping §5.1): user keys must fit the 48-bit RKEY
- * field (bits 61:48 stay zero); with FI_MR_PROV_KEY we hand out keys from
- * a domain counter. Keys are unique in the domain (-FI_ENOKEY for a
+ * field (bits 61:48 stay zero); with FI_MR_PROV_KEY we draw keys from the
+ * kernel's CSPRNG (getrandom): without TSS the key and the JobID are all
+ * that guard a region from anyone who can send to the endpoint, so a key
+ * must not be guessable from the ones before it. Keys are unique in the domain (-FI_ENOKEY for a
  * duplicate, fi_mr.3), except under FI_MR_ENDPOINT with user keys, where
  * they only need to be unique per endpoint (the engine refuses the
  * duplicate at fi_mr_enable).
@@ -23,8 +25,10 @@
  * engine calls take each endpoint's lock inside it (the progress thread's
  * order).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "uet/err.h"
 #include "uetp.h"
@@ -458,6 +462,24 @@ static int uetp_mr_check(const struct uetp_domain *dom,
 	return 0;
 }
 
+/* 48 random bits from the kernel's CSPRNG, never from a counter. */
+static int uetp_mr_random_key(uint64_t *key)
+{
+	uint64_t r;
+	ssize_t n;
+
+	do
+		n = getrandom(&r, sizeof(r), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(r)) {
+		FI_WARN(&uetp_prov, FI_LOG_MR, "getrandom: %s\n",
+			n < 0 ? strerror(errno) : "short read");
+		return -FI_EIO;
+	}
+	*key = r & UET_MKEY_RKEY_MASK;
+	return 0;
+}
+
 /* Choose the key and file the MR; domain->lock held. */
 static int uetp_mr_key(struct uetp_domain *dom, struct uetp_mr *mr,
 		       uint64_t requested)
@@ -470,7 +492,10 @@ static int uetp_mr_key(struct uetp_domain *dom, struct uetp_mr *mr,
 				UET_MKEY_IDEMPOTENT_SAFE : 0;
 
 		do {
-			key = dom->next_mr_key++ & UET_MKEY_RKEY_MASK;
+			int ret = uetp_mr_random_key(&key);
+
+			if (ret)
+				return ret;
 		} while (!key || uetp_mr_find(dom, key | idem));
 		mr->mr_fid.key = key | idem;
 		return uetp_mr_hash_add(dom, mr);

@@ -203,6 +203,41 @@ Test(mr, provider_keys, .init = mx_open_prov_keys, .fini = mx_close)
 	cr_assert_eq(fi_close(&m2->fid), 0);
 }
 
+/* Provider keys are drawn at random (issue: keys counting up from 1 let
+ * any sender on the network guess a live region's key). Over 64 keys,
+ * every one of the 48 bits must be seen both set and clear, and no two
+ * successive keys may differ by the same step: a counter, a shifted
+ * counter or a fixed stride fails; random keys fail with p < 2^-50.
+ */
+Test(mr, provider_keys_unpredictable, .init = mx_open_prov_keys,
+     .fini = mx_close)
+{
+	enum { N = 64 };
+	static uint8_t buf[N];
+	struct fid_mr *m[N];
+	uint64_t k[N], any = 0, all = UET_MKEY_RKEY_MASK;
+	int i, same_step = 0;
+
+	for (i = 0; i < N; i++) {
+		cr_assert_eq(fi_mr_reg(mx.domain, buf + i, 1, FI_REMOTE_WRITE,
+				       0, 0, 0, &m[i], NULL), 0);
+		k[i] = fi_mr_key(m[i]);
+		cr_assert_neq(k[i], 0);
+		cr_assert_eq(k[i] & ~UET_MKEY_RKEY_MASK, 0);
+		any |= k[i];
+		all &= k[i];
+		if (i >= 2 && k[i] - k[i - 1] == k[i - 1] - k[i - 2])
+			same_step++;
+	}
+	cr_assert_eq(any, UET_MKEY_RKEY_MASK, "bits never set: %#llx",
+		     (unsigned long long)(~any & UET_MKEY_RKEY_MASK));
+	cr_assert_eq(all, 0, "bits always set: %#llx",
+		     (unsigned long long)all);
+	cr_assert_eq(same_step, 0);
+	for (i = 0; i < N; i++)
+		cr_assert_eq(fi_close(&m[i]->fid), 0);
+}
+
 Test(mr, counter_binding, .init = mx_open_prov_keys, .fini = mx_close)
 {
 	struct fi_cntr_attr na = { .events = FI_CNTR_EVENTS_COMP };
