@@ -38,6 +38,15 @@ enum uet_err {
 	UET_ERR_MSGSIZE = -66,		/* message longer than max_msg_size */
 	UET_ERR_BUSY = -67,		/* in use (an MR key already registered) */
 	UET_ERR_NOSYS = -68,		/* not implemented (yet) */
+
+	/* Transport security (uet/tss): why a packet was dropped. */
+	UET_ERR_TSS_AUTH = -80,		/* ICV does not verify */
+	UET_ERR_TSS_REPLAY = -81,	/* TSC seen before from this source */
+	UET_ERR_TSS_STALE = -82,	/* TSC or epoch older than the window */
+	UET_ERR_TSS_SDI = -83,		/* unknown or disabled secure domain */
+	UET_ERR_TSS_CLEAR = -84,	/* plaintext where TSS is required */
+	UET_ERR_TSS_EXHAUSTED = -85,	/* TSC at its limit: rekey needed */
+	UET_ERR_TSS_BINDING = -86,	/* JobID not the secure domain's */
 };
 
 /* Short stable name of an error code ("wire: truncated header"). */

@@ -30,6 +30,13 @@ const char *uet_err_str(int err)
 	case UET_ERR_MSGSIZE: return "message too long";
 	case UET_ERR_BUSY: return "in use";
 	case UET_ERR_NOSYS: return "not implemented";
+	case UET_ERR_TSS_AUTH: return "tss: authentication failed";
+	case UET_ERR_TSS_REPLAY: return "tss: replayed packet";
+	case UET_ERR_TSS_STALE: return "tss: packet older than the window";
+	case UET_ERR_TSS_SDI: return "tss: unknown secure domain";
+	case UET_ERR_TSS_CLEAR: return "tss: plaintext packet on a secured job";
+	case UET_ERR_TSS_EXHAUSTED: return "tss: counter exhausted";
+	case UET_ERR_TSS_BINDING: return "tss: JobID not bound to the secure domain";
 	}
 	return "unknown error";
 }
