@@ -37,6 +37,8 @@ struct uet_pkt_info {
 	uint16_t entropy;		/* rx: the raw source port (UDP); tx: the
 					 * value that picks the source port */
 	uint8_t ecn;			/* UET_ECN_* */
+	uint8_t dscp;			/* rx: the DSCP it arrived with (tx:
+					 * the port's, not per packet) */
 	bool trimmed;			/* the network cut the payload */
 	bool home;			/* tx: leave from the home address, not by
 					 * entropy; rx: arrived at the home address */

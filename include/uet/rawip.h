@@ -59,7 +59,8 @@ int uet_rawip_open(struct uet_net **portp, const struct uet_addr *ip,
 		   const struct uet_rawip_config *cfg);
 const char *uet_rawip_errstr(const struct uet_net *net);
 void uet_rawip_stats(const struct uet_net *net, struct uet_rawip_stats *st);
-/* Whether net is a raw IP port. */
+/* Whether net is a raw IP port; its protocol number (0 if not one). */
 bool uet_rawip_is(const struct uet_net *net);
+uint8_t uet_rawip_proto(const struct uet_net *net);
 
 #endif

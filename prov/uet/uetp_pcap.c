@@ -8,12 +8,17 @@
 #include <unistd.h>
 
 #include "uet/pcap.h"
+#include "uet/rawip.h"
 #include "uet/udp.h"
+#include "uet/wire.h"
 #include "uetp.h"
 
 static pthread_mutex_t uetp_pcap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct uet_pcap *uetp_pcap_writer;
 static bool uetp_pcap_failed;
+/* Raw IP: the packet with its entropy header, as the IP payload on the
+ * wire; used under the lock. */
+static uint8_t uetp_pcap_raw[UET_ENTROPY_HDR_LEN + 65536];
 
 static void uetp_pcap_path(char *out, size_t cap, const char *in)
 {
@@ -101,11 +106,26 @@ void uetp_pcap_trace(const struct uet_net *net, int dir, uint8_t dscp,
 		m.src_port = pi->src.port;
 		m.dst_port = pi->dst.port ? pi->dst.port : local->port;
 		m.ecn = pi->ecn;
+		m.dscp = pi->dscp;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	m.ts_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	pthread_mutex_lock(&uetp_pcap_lock);
-	if (uetp_pcap_writer)
+	if (uetp_pcap_writer && uet_rawip_is(net)) {
+		struct uet_entropy_hdr e = { .entropy = pi->entropy };
+
+		m.raw_ip = true;
+		m.ip_proto = uet_rawip_proto(net);
+		m.src_port = m.dst_port = 0;
+		if (len <= sizeof(uetp_pcap_raw) - UET_ENTROPY_HDR_LEN &&
+		    uet_entropy_hdr_encode(uetp_pcap_raw, UET_ENTROPY_HDR_LEN,
+					   &e) == UET_ENTROPY_HDR_LEN) {
+			memcpy(uetp_pcap_raw + UET_ENTROPY_HDR_LEN, pkt, len);
+			uet_pcap_write(uetp_pcap_writer, &m, uetp_pcap_raw,
+				       len + UET_ENTROPY_HDR_LEN);
+		}
+	} else if (uetp_pcap_writer) {
 		uet_pcap_write(uetp_pcap_writer, &m, pkt, len);
+	}
 	pthread_mutex_unlock(&uetp_pcap_lock);
 }

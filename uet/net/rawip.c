@@ -75,6 +75,11 @@ bool uet_rawip_is(const struct uet_net *net)
 	return net && net->ops == &raw_ops;
 }
 
+uint8_t uet_rawip_proto(const struct uet_net *net)
+{
+	return uet_rawip_is(net) ? raw_port(net)->proto : 0;
+}
+
 const char *uet_rawip_errstr(const struct uet_net *net)
 {
 	if (!net)
@@ -381,6 +386,7 @@ static bool raw_rx_fill(struct raw_port *p, unsigned i,
 			return false;
 		ihl = (size_t)(hd[0] & 0x0f) * 4;
 		m->info.ecn = hd[1] & 3;
+		m->info.dscp = hd[1] >> 2;
 		m->info.src.af = UET_AF_INET;
 		memcpy(m->info.src.ip, &s4->sin_addr, 4);
 		head = ihl;
@@ -398,6 +404,7 @@ static bool raw_rx_fill(struct raw_port *p, unsigned i,
 
 				memcpy(&v, CMSG_DATA(c), sizeof(v));
 				m->info.ecn = (uint8_t)(v & 3);
+				m->info.dscp = (uint8_t)((v >> 2) & 63);
 			}
 		head = 0;
 	}

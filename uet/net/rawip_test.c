@@ -200,6 +200,29 @@ Test(rawip, ipv6_loopback, .init = need_raw)
 	p->ops->close(p);
 }
 
+Test(rawip, dscp_reported, .init = need_raw)
+{
+	struct uet_addr a = lo4(7), b = lo4(8);
+	struct uet_rawip_config cfg;
+	struct uet_net *pa = NULL, *pb = port_open(b);
+	uint8_t pkt[20] = { 0 }, in[64];
+	struct uet_net_msg tx = { .buf = pkt, .len = sizeof(pkt) };
+	struct uet_net_msg rx = { .buf = in, .cap = sizeof(in) };
+
+	uet_rawip_config_default(&cfg);
+	cfg.proto = test_proto;
+	cfg.dscp = 46;
+	cr_assert_eq(uet_rawip_open(&pa, &a, &cfg), 0);
+	cr_assert_eq(uet_rawip_proto(pa), test_proto);
+	tx.info.dst = b;
+	cr_assert_eq(pa->ops->send(pa, &tx, 1), 1);
+	cr_assert_eq(recv_some(pb, &rx, 1), 1);
+	cr_assert_eq(rx.info.dscp, 46);
+	cr_assert_eq(rx.info.ecn, UET_ECN_ECT0);
+	pa->ops->close(pa);
+	pb->ops->close(pb);
+}
+
 Test(rawip, bad_open)
 {
 	struct uet_net *p = NULL;

@@ -754,6 +754,7 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS &&
 		    c->cmsg_len >= CMSG_LEN(1)) {
 			m->info.ecn = *(uint8_t *)CMSG_DATA(c) & 3;
+			m->info.dscp = *(uint8_t *)CMSG_DATA(c) >> 2;
 		} else if (c->cmsg_level == IPPROTO_IPV6 &&
 			   c->cmsg_type == IPV6_TCLASS &&
 			   c->cmsg_len >= CMSG_LEN(sizeof(int))) {
@@ -761,6 +762,7 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 
 			memcpy(&v, CMSG_DATA(c), sizeof(v));
 			m->info.ecn = (uint8_t)(v & 3);
+			m->info.dscp = (uint8_t)((v >> 2) & 63);
 		} else if (c->cmsg_level == SOL_SOCKET &&
 			   c->cmsg_type == SO_RXQ_OVFL &&
 			   c->cmsg_len >= CMSG_LEN(sizeof(uint32_t))) {

@@ -445,6 +445,7 @@ static void ecn_roundtrip(uint8_t af)
 		cr_assert_eq(recv_wait(rcv, &rx, 1, 1), 1);
 		cr_assert_eq(rx.info.ecn, cps[i], "sent %u got %u", cps[i],
 			     rx.info.ecn);
+		cr_assert_eq(rx.info.dscp, 0);
 
 		/* The default config sends ECT(0) for "not set". */
 		send_all(def, &tx, 1);
@@ -454,6 +455,7 @@ static void ecn_roundtrip(uint8_t af)
 			     UET_ECN_ECT0 : cps[i], "default, sent %u",
 			     cps[i]);
 		cr_assert_eq(rx.info.src.port, txp(def, (uint16_t)i, false));
+		cr_assert_eq(rx.info.dscp, 46, "the DSCP it arrived with");
 	}
 	exact->ops->close(exact);
 	def->ops->close(def);
