@@ -31,6 +31,7 @@
 #include "uet/err.h"
 #include "uet/net.h"
 #include "uet/time.h"
+#include "uet/tss.h"
 
 /* Congestion control algorithm of the CCCs of a FEP (cms.md, uet/cms/). */
 enum uet_cca {
@@ -82,6 +83,12 @@ struct uet_fep_config {
 					 * off: RUDI packets are dropped */
 	bool uud;			/* speak UUD (datagram endpoint); off: UUD
 					 * packets are dropped */
+	/* Transport security (include/uet/tss.h), copied at open; NULL or
+	 * mode UET_TSS_OFF: packets travel in clear. With it every packet
+	 * is sealed, and a clear or unverifiable one is dropped (counted
+	 * in drop_tss); mtu stays the size on the wire, the TSS header and
+	 * ICV come out of it. */
+	const struct uet_tss_cfg *tss;
 };
 
 /* Fill cfg with the engine defaults (local address and ids left zero). */
@@ -223,6 +230,8 @@ struct uet_fep_stats {
 	uint64_t drop_pdc;		/* unknown or mismatching PDC */
 	uint64_t drop_psn;		/* PSN outside the window */
 	uint64_t drop_other;
+	uint64_t drop_tss;		/* TSS refused it (uet_fep_tss_stats
+					 * says why) */
 	uint64_t pdc_open, pdc_closed, pdc_failed;
 	uint64_t ret_tx, ret_rx;	/* return-direction (read data) packets:
 					 * first sends, deliveries to SES */
@@ -286,6 +295,8 @@ int uet_fep_handle_timeout(struct uet_fep *fep, uet_time now);
 size_t uet_fep_tx_left(const struct uet_fep *fep);
 size_t uet_fep_rx_left(const struct uet_fep *fep);
 void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st);
+/* The TSS counters; UET_ERR_INVAL when the fep runs without TSS. */
+int uet_fep_tss_stats(const struct uet_fep *fep, struct uet_tss_stats *st);
 
 /* One congestion control context (uet/cms), for logs and tools. */
 struct uet_cc_info {

@@ -16,6 +16,7 @@
 #include "../pds/pds.h"
 #include "../pds/tgt.h"
 #include "../ses/ses.h"
+#include "../tss/tss.h"
 
 struct uet_fep {
 	struct uet_fep_config cfg;
@@ -26,6 +27,9 @@ struct uet_fep {
 	struct uet_fep_stats st;
 	uet_time now;
 	bool busy;		/* inside a call: callbacks must not re-enter */
+	struct uet_tss *tss;	/* NULL: no transport security */
+	uint8_t *tss_buf;	/* wire_mtu: a packet opened */
+	size_t wire_mtu;	/* cfg.mtu as given; PDS sees less with TSS */
 };
 
 void uet_fep_config_default(struct uet_fep_config *cfg)
@@ -82,6 +86,35 @@ static void fep_leave(struct uet_fep *fep)
 	fep->busy = false;
 }
 
+/* TSS takes its header and ICV out of every packet PDS builds. */
+static int fep_tss_open(struct uet_fep *fep)
+{
+	const struct uet_tss_cfg *t = fep->cfg.tss;
+	int rc;
+
+	fep->cfg.tss = NULL;		/* the caller's; not kept */
+	if (!t || t->mode == UET_TSS_OFF)
+		return 0;
+	if (fep->cfg.mtu < 512 + uet_tss_overhead())
+		return UET_ERR_INVAL;
+	fep->tss_buf = malloc(fep->wire_mtu);
+	if (!fep->tss_buf)
+		return UET_ERR_NOMEM;
+	rc = uet_tss_new(&fep->tss, t, &fep->cfg.local);
+	if (rc) {
+		free(fep->tss_buf);
+		return rc;
+	}
+	fep->cfg.mtu -= uet_tss_overhead();
+	return 0;
+}
+
+static void fep_tss_close(struct uet_fep *fep)
+{
+	uet_tss_free(fep->tss);
+	free(fep->tss_buf);
+}
+
 int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
 		 const struct uet_callbacks *cb, void *user, uet_time now)
 {
@@ -97,9 +130,16 @@ int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
 	fep->cb = *cb;
 	fep->user = user;
 	fep->now = now;
+	fep->wire_mtu = cfg->mtu;
+	rc = fep_tss_open(fep);
+	if (rc) {
+		free(fep);
+		return rc;
+	}
 	rc = uet_pds_create(&fep->pds, &fep->cfg, &fep->cb, user, &fep->st,
 			    now);
 	if (rc) {
+		fep_tss_close(fep);
 		free(fep);
 		return rc;
 	}
@@ -107,6 +147,7 @@ int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
 	if (!fep->ses) {
 		/* SES says NULL for a bad config or no memory. */
 		uet_pds_destroy(fep->pds);
+		fep_tss_close(fep);
 		free(fep);
 		return UET_ERR_INVAL;
 	}
@@ -123,6 +164,7 @@ void uet_fep_close(struct uet_fep *fep)
 	/* PDS first: it releases every packet without calling SES. */
 	uet_pds_destroy(fep->pds);
 	uet_ses_destroy(fep->ses);
+	fep_tss_close(fep);
 	free(fep);
 }
 
@@ -185,6 +227,31 @@ static int fep_demux(struct uet_fep *fep, const struct uet_pkt_info *pi,
 	}
 }
 
+/* A packet for a secured fep: sealed, and opening it verifies. A clear
+ * one is refused, and so is a trimmed one: its header was encrypted, so
+ * what is left cannot be authenticated (tss.md §3.1). */
+static ssize_t fep_tss_unseal(struct uet_fep *fep, const struct uet_pkt_info *pi,
+			      const uint8_t *pkt, size_t len, uet_time now)
+{
+	if (!len || pkt[0] >> 3 != UET_PDS_TYPE_TSS) {
+		uet_tss_bypass(fep->tss);
+		return UET_ERR_TSS_CLEAR;
+	}
+	if (pi->trimmed)
+		return UET_ERR_TSS_AUTH;
+	return uet_tss_open(fep->tss, &pi->src, pkt, len, fep->tss_buf, now);
+}
+
+/* SES requests and responses carry a JobID: the secure domain's only. */
+static bool fep_tss_unbound(struct uet_fep *fep, const struct uet_pkt *p)
+{
+	if (p->has_req)
+		return !uet_tss_bound(fep->tss, p->req.job_id);
+	if (p->has_rsp)
+		return !uet_tss_bound(fep->tss, p->rsp.job_id);
+	return false;
+}
+
 int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		 const uint8_t *pkt, size_t len, uet_time now)
 {
@@ -198,6 +265,17 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 	fep->st.rx_bytes += len;
 	if (fep->cb.trace)
 		fep->cb.trace(fep->user, 0, pi, pkt, len);
+	if (fep->tss) {
+		ssize_t n = fep_tss_unseal(fep, pi, pkt, len, now);
+
+		if (n < 0) {
+			fep->st.drop_tss++;
+			fep_leave(fep);
+			return (int)n;
+		}
+		pkt = fep->tss_buf;
+		len = (size_t)n;
+	}
 	if (pi->trimmed) {
 		rc = uet_pds_rx_trimmed(fep->pds, pi, pkt, len, now);
 	} else {
@@ -206,9 +284,12 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 			/* Never trusted: dropped and counted (design.md). */
 			fep->st.drop_malformed++;
 		} else if (p.has_tss) {
-			/* TSS is not enabled on this fep. */
+			/* Not enabled here, or nested inside TSS. */
 			fep->st.drop_other++;
 			rc = UET_ERR_INVAL;
+		} else if (fep->tss && fep_tss_unbound(fep, &p)) {
+			fep->st.drop_tss++;
+			rc = UET_ERR_TSS_BINDING;
 		} else {
 			rc = fep_demux(fep, pi, &p, now);
 		}
@@ -222,7 +303,7 @@ ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 {
 	ssize_t n;
 
-	if (!pi || !buf || cap < fep->cfg.mtu)
+	if (!pi || !buf || cap < fep->wire_mtu)
 		return UET_ERR_INVAL;
 	fep_enter(fep, now);
 	/* Fixed-size packets are never more than mtu. */
@@ -234,6 +315,14 @@ ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 		n = uet_pds_poll_retx(fep->pds, pi, buf, cap, now);
 	if (!n)
 		n = uet_pds_poll_new(fep->pds, pi, buf, cap, now);
+	if (n > 0 && fep->tss) {
+		/* Not sealed (counter exhausted): lost, as on the wire;
+		 * PDS resends and finally gives up on the peer. */
+		n = uet_tss_seal(fep->tss, &pi->dst, buf, (size_t)n,
+				 fep->wire_mtu);
+		if (n < 0)
+			n = 0;
+	}
 	if (n > 0) {
 		fep->st.tx_pkts++;
 		fep->st.tx_bytes += (uint64_t)n;
@@ -303,4 +392,12 @@ size_t uet_fep_amo_max(const struct uet_fep *fep, uint8_t type, uint8_t op,
 		       uint8_t dt)
 {
 	return uet_ses_amo_valid(op, dt, type, fep->cfg.mtu);
+}
+
+int uet_fep_tss_stats(const struct uet_fep *fep, struct uet_tss_stats *st)
+{
+	if (!fep->tss)
+		return UET_ERR_INVAL;
+	uet_tss_stats(fep->tss, st);
+	return 0;
 }
