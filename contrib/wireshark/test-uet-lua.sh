@@ -121,6 +121,8 @@ done
 # Writes "<frame> <name> <value>" for every manifest field name the
 # dissector shows in capture $1, values normalised like the manifest:
 # decimal for hex, 0/1 for booleans, byte strings without separators.
+# $shown_opts: more tshark options.
+shown_opts=
 shown() {
 	names=$(awk '$2 != "malformed" { print $2 }' "$tmp/all.man" \
 		"$tmp/bad.man" | sort -u)
@@ -129,7 +131,7 @@ shown() {
 	for n in $names; do
 		set -- "$@" -e "$P.$n"
 	done
-	tsl "$@" >"$tmp/fields.tsv" || return 1
+	tsl $shown_opts "$@" >"$tmp/fields.tsv" || return 1
 	# Column i+1 holds the i-th name.
 	echo "$names" | awk -v P="$P" '
 		NR == FNR { name[NR + 1] = $1; next }
@@ -258,6 +260,26 @@ filter_check "$P.pds.ctl_type == 6" '$2 == "pds.ctl_type" && $3 == 6'
 filter_check "$P.ses.rsp_opcode == 2" '$2 == "ses.rsp_opcode" && $3 == 2'
 filter_check "$P.entropy.entropy" '$2 == "entropy.entropy"'
 filter_check "$P.tss.sp == 1" '$2 == "tss.sp" && $3 == 1'
+
+# ---- the UDP heuristic: with no port registered, every UDP frame that
+# starts with a PDS header (no TSS, no raw-IP entropy header) is still
+# found and decoded the same (uet's ephemeral and spray ports).
+echo "== UDP heuristic ($P.udp_port:0)"
+awk '$2 ~ /^(tss|entropy)\./ { print $1 }' "$tmp/all.man" | sort -un \
+	>"$tmp/heur.skip"
+awk 'NR == FNR { skip[$1] = 1; next } !($1 in skip)' "$tmp/heur.skip" \
+	"$tmp/all.want" >"$tmp/heur.want"
+shown_opts="-o $P.udp_port:0"
+shown "$tmp/all.pcap" |
+	awk 'NR == FNR { skip[$1] = 1; next } !($1 in skip)' \
+		"$tmp/heur.skip" - >"$tmp/heur.got"
+shown_opts=
+nheur=$(awk '{ print $1 }' "$tmp/heur.want" | sort -u | wc -l)
+if [ "$nheur" -ge 20 ] && compare "$tmp/heur.want" "$tmp/heur.got"; then
+	echo "ok: $nheur UDP frames found by the heuristic, values match"
+else
+	bad "UDP heuristic: $nheur frames, or values differ from the manifest"
+fi
 
 # ---- malformed frames between good ones
 echo "== uetgen --bad frames"

@@ -3,10 +3,11 @@
 -- Decodes every header the uet wire codec knows (include/uet/wire.h): the
 -- raw-IP entropy header, the TSS header, all PDS packet types and the SES
 -- request/response headers with their extensions. Byte layouts follow the
--- project's wire-format reference and its "Decisions for uet" table (TSS
--- is the reference provider's 12/16-byte layout, the rendezvous extension
--- the Wireshark one). Field names are those of uet/tools/FIELDS.md under
--- "uet." so `tshark -T fields -e uet.pds.psn` matches uetdump and uetgen.
+-- protocol as written in docs/protocol.md and the wire decisions of
+-- docs/choices.md §10 (TSS is the reference provider's 12/16-byte layout,
+-- the rendezvous extension the Wireshark one). Field names are those of
+-- uet/tools/FIELDS.md under "uet." so `tshark -T fields -e uet.pds.psn` matches
+-- uetdump and uetgen.
 --
 -- If the running Wireshark already has a built-in "uet" protocol, this
 -- script registers itself as "uetlua" (fields "uetlua.*") instead.
@@ -32,11 +33,12 @@ if not ok_proto then
 	NAME = "uetlua"
 	uet = Proto.new(NAME, DESC .. " [" .. NAME .. "]")
 end
--- Raw-IP entry point: same decoder, entropy header first (wire-format §1.3).
+-- Raw-IP entry point: same decoder, entropy header first (docs/protocol.md
+-- §1.3).
 local uet_ip = Proto.new(NAME .. "_ip", "UET over IP (uet Lua dissector)")
 
-local DEFAULT_UDP_PORT = 4793	-- wire-format §1.2
-local DEFAULT_IP_PROTO = 253	-- wire-format §1.3
+local DEFAULT_UDP_PORT = 4793	-- docs/protocol.md §1.2
+local DEFAULT_IP_PROTO = 253	-- docs/protocol.md §1.3
 
 -- ---------------------------------------------------------------------
 -- Arithmetic helpers: plain numbers only, so the script runs on the Lua
@@ -53,7 +55,7 @@ local function bit_set(v, mask)
 end
 
 -- ---------------------------------------------------------------------
--- Names (wire-format §3.1, §3.2, §4.5, §4.7, §5.1, §5.7, §5.8, §5.9)
+-- Names (docs/protocol.md §3.1, §3.2, §4.5, §4.7, §5.1, §5.7, §5.8, §5.9)
 
 local pds_types = {
 	[0] = "RESERVED", [1] = "TSS", [2] = "RUD_REQ", [3] = "ROD_REQ",
@@ -187,11 +189,11 @@ local U8, U16, U24, U32, U64 = ProtoField.uint8, ProtoField.uint16,
 local I16, BOOL, BYTES = ProtoField.int16, ProtoField.bool, ProtoField.bytes
 local DEC, HEX, DEC_HEX = base.DEC, base.HEX, base.DEC_HEX
 
--- Entropy header (§1.3)
+-- Entropy header (docs/protocol.md §1.3)
 field(U16, "entropy.entropy", "Entropy", DEC_HEX)
 field(U16, "entropy.reserved", "Reserved", HEX)
 
--- TSS header (§2, REF layout)
+-- TSS header (docs/protocol.md §2, REF layout)
 field(U32, "tss.type", "Type", DEC, pds_types, 0xF8000000)
 field(BOOL, "tss.sp", "SSI present (SP)", 32, nil, 0x04000000)
 field(U32, "tss.reserved", "Reserved", DEC, nil, 0x02000000)
@@ -203,7 +205,7 @@ field(U64, "tss.tsc", "Transmit security counter (TSC)", DEC)
 field(BYTES, "tss.encrypted", "Encrypted data")
 field(BYTES, "tss.icv", "Integrity check value (ICV)")
 
--- PDS prologue (§3)
+-- PDS prologue (docs/protocol.md §3)
 field(U16, "pds.type", "Type", DEC, pds_types, 0xF800)
 field(U16, "pds.next_hdr", "Next header", DEC, next_hdrs, 0x0780)
 field(U16, "pds.ctl_type", "Control type", DEC, ctl_types, 0x0780)
@@ -218,7 +220,7 @@ field(BOOL, "pds.flags.nt", "NT (RUDI NACK)", 16, nil, 0x0008)
 field(BOOL, "pds.flags.syn", "SYN (PDC establishment)", 16, nil, 0x0004)
 field(U16, "pds.flags.req", "REQ", DEC, ack_reqs, 0x0006)
 
--- PDS request, ACK, NACK, CTRL, RUDI (§4)
+-- PDS request, ACK, NACK, CTRL, RUDI (docs/protocol.md §4)
 field(I16, "pds.clear_psn_offset", "Clear PSN offset", DEC)
 field(U32, "pds.clear_psn", "CLEAR_PSN", DEC)
 field(U32, "pds.psn", "PSN", DEC)
@@ -262,7 +264,7 @@ field(U64, "pds.nccx_state2", "NCCX state 2", HEX)
 field(U32, "pds.pkt_id", "Packet ID", HEX)
 field(U16, "pds.reserved", "Reserved", HEX)
 
--- SES request (§5.2-§5.6)
+-- SES request (docs/protocol.md §5.2-§5.6)
 field(U8, "ses.reserved", "Reserved", HEX, nil, 0xC0)
 field(U8, "ses.opcode", "Opcode", HEX, ses_opcodes, 0x3F)
 field(U8, "ses.version", "Version", DEC, nil, 0xC0)
@@ -293,7 +295,7 @@ field(U8, "ses.semantic_control", "Semantic control", HEX)
 field(BOOL, "ses.semantic_control.cacheable", "Cacheable", 8, nil, 0x01)
 field(BOOL, "ses.semantic_control.coherent", "CPU-coherent", 8, nil, 0x02)
 field(U8, "ses.amo_reserved", "Reserved", HEX)
-field(BYTES, "ses.compare", "Compare value")
+field(BYTES, "ses.compare", "Compare value (MSWAP: mask)")
 field(BYTES, "ses.swap", "Swap value")
 field(U32, "ses.eager_length", "Eager length", DEC)
 field(U16, "ses.read_pid_on_fep", "Read PID on FEP", DEC, nil, 0x3FFF)
@@ -303,7 +305,7 @@ field(U64, "ses.read_match_bits", "Read match bits", HEX)
 field(U16, "ses.sync_group", "Sync group", DEC)
 field(U16, "ses.sync_count", "Sync count", DEC)
 
--- SES response (§5.8-§5.10)
+-- SES response (docs/protocol.md §5.8-§5.10)
 field(U8, "ses.list", "List", DEC, ses_lists, 0xC0)
 field(U8, "ses.rsp_opcode", "Response opcode", HEX, rsp_opcodes, 0x3F)
 field(U8, "ses.return_code", "Return code", HEX, return_codes, 0x3F)
@@ -311,7 +313,7 @@ field(U32, "ses.modified_length", "Modified length", DEC)
 field(U16, "ses.read_request_message_id", "Read request message ID", DEC)
 field(U32, "ses.original_request_psn", "Original request PSN", DEC)
 
--- Payload and optional trailer (§1.5)
+-- Payload and optional trailer (docs/protocol.md §1.5)
 field(BYTES, "payload", "Payload")
 field(U32, "payload_length", "Payload length", DEC)
 field(U32, "crc", "UET CRC", HEX)
@@ -407,14 +409,14 @@ function Pkt:need(tree, off, n, what)
 end
 
 -- ---------------------------------------------------------------------
--- PDS (§3, §4)
+-- PDS (docs/protocol.md §3, §4)
 
 local PDS_LEN = {
 	[2] = 12, [3] = 12, [4] = 8, [5] = 8, [6] = 4, [7] = 12, [8] = 32,
 	[9] = 40, [10] = 16, [11] = 16, [12] = 32, [13] = 16, [14] = 16,
 }
 
--- next_hdr values allowed per type (§3.2, REF-PARSE rules).
+-- next_hdr values allowed per type (docs/protocol.md §3.2, REF-PARSE rules).
 local REQ_NH = { [1] = true, [2] = true, [3] = true, [5] = true, [6] = true }
 local FWD_NH = { [1] = true, [2] = true, [3] = true }
 local RSP_NH = { [4] = true, [5] = true, [6] = true }
@@ -431,8 +433,8 @@ local function is_req(t) return t == 2 or t == 3 or t == 13 or t == 14 end
 local function is_ack(t) return t == 7 or t == 8 or t == 9 end
 local function is_nack(t) return t == 10 or t == 12 end
 
--- Flag bits per type (§3.3): { mask, field, short name [, only on this
--- type] } and the reserved mask.
+-- Flag bits per type (docs/protocol.md §3.3): { mask, field, short name [, only
+-- on this type] } and the reserved mask.
 local FLAGS = {
 	req = { bits = { { 0x10, "retx", "RETX" }, { 0x08, "ar", "AR" },
 		{ 0x04, "syn", "SYN" } }, rsvd = 0x63 },
@@ -502,7 +504,7 @@ function Pkt:pds_flags(pt, off, t, flags)
 	end
 end
 
--- dpdcid, or pdc_info/psn_offset when SYN is set (§4.1, §4.7).
+-- dpdcid, or pdc_info/psn_offset when SYN is set (docs/protocol.md §4.1, §4.7).
 function Pkt:pds_dpdcid(pt, off, psn, syn)
 	local tvb = self.tvb
 	if not syn then
@@ -516,8 +518,8 @@ function Pkt:pds_dpdcid(pt, off, psn, syn)
 	local ii = pt:add(F["pds.pdc_info"], tvb(off + 10, 2))
 	ii:add(F["pds.pdc_info.use_rsv_pdc"], tvb(off + 10, 2))
 	if info ~= 0 then
-		-- Decisions table: uet never asks for a reserved PDC; bit 15
-		-- (WS, XDP2) and bit 12 (REF) are both "use_rsv_pdc".
+		-- docs/choices.md §10.4: uet never asks for a reserved PDC; bit
+		-- 15 (WS, XDP2) and bit 12 (REF) are both "use_rsv_pdc".
 		self:expert(ii, E.reserved, string.format(
 			"pdc_info 0x%x: reserved PDC requested (unsupported by uet)", info),
 			off + 10, 2)
@@ -549,7 +551,7 @@ function Pkt:sack(pt, off, cack)
 	local base = psn_add(cack, so)
 	pt:add(F["pds.sack_psn_offset"], tvb(off + 14, 2))
 	pt:add(F["pds.sack_base"], tvb(off + 14, 2), base):set_generated()
-	-- Bit i (LSB = 0) <-> PSN sack_base + i (Decisions table).
+	-- Bit i (LSB = 0) <-> PSN sack_base + i (docs/choices.md §10.4).
 	local bi = pt:add(F["pds.sack_bitmap"], tvb(off + 16, 8))
 	local hi = tvb(off + 16, 4):uint()
 	local lo = tvb(off + 20, 4):uint()
@@ -587,7 +589,7 @@ function Pkt:pds_ack(pt, off, t, flags, nh)
 		pt:add(F["pds.cc_flags"], tvb(off + 12, 1))
 		local mpr = tvb(off + 13, 1):uint()
 		pt:add(F["pds.mpr"], tvb(off + 13, 1))
-		-- REF encoding: units of 128 PSNs (Decisions table).
+		-- REF encoding: units of 128 PSNs (docs/choices.md §10.4).
 		pt:add(F["pds.mp_range"], tvb(off + 13, 1), mpr * 128):set_generated()
 		self:sack(pt, off, cack)
 		if t == 8 then
@@ -616,7 +618,8 @@ function Pkt:pds_ack(pt, off, t, flags, nh)
 			self:note("ccx_type=" .. ct)
 		end
 	elseif bit_set(flags, 0x40) then
-		-- REF 0-RTT closing ACK: 4 more bytes with the expected PSN (§4.10).
+		-- REF 0-RTT closing ACK: 4 more bytes with the expected PSN
+		-- (docs/protocol.md §4.10).
 		if nh ~= 0 then
 			self:expert(pt, E.reserved, "EPSN flag on an ACK carrying SES", off, 2)
 		elseif self:need(pt, off + 12, 4, "EPSN payload") then
@@ -641,7 +644,7 @@ function Pkt:pds_nack(pt, off, t, flags)
 	self:note(name_of(nack_codes, code))
 	local pi = pt:add(F["pds.nack_psn"], tvb(off + 4, 4))
 	local v = tvb(off + 4, 4):uint()
-	-- NT switches the meaning of the PSN slot (§4.5).
+	-- NT switches the meaning of the PSN slot (docs/protocol.md §4.5).
 	if bit_set(flags, 0x08) then
 		pi:set_text(string.format("NACK packet ID: 0x%08x", v))
 		self:note(string.format("pkt_id=0x%08x", v))
@@ -742,7 +745,8 @@ function Pkt:pds(off)
 		self:pds_ctrl(pt, off, nh, flags)
 		nh = 0
 	else
-		-- RUDI and UUD: 16 reserved bits, then RUDI's packet id (§4.8, §4.9)
+		-- RUDI and UUD: 16 reserved bits, then RUDI's packet id
+		-- (docs/protocol.md §4.8, §4.9)
 		local ri = pt:add(F["pds.reserved"], tvb(off + 2, 2))
 		if tvb(off + 2, 2):uint() ~= 0 then
 			self:expert(ri, E.reserved, "Reserved PDS field not 0", off + 2, 2)
@@ -760,7 +764,7 @@ function Pkt:pds(off)
 end
 
 -- ---------------------------------------------------------------------
--- SES (§5)
+-- SES (docs/protocol.md §5)
 
 local SES_LEN = { [1] = 20, [2] = 32, [3] = 44, [4] = 12, [5] = 20, [6] = 12 }
 local SES_FMT = { [1] = "small request", [2] = "medium request",
@@ -798,7 +802,8 @@ function Pkt:ses_version(st, off)
 	end
 end
 
--- Deferrable sends carry restart tokens in a 64-bit slot (§5.3).
+-- Deferrable sends carry restart tokens in a 64-bit slot (docs/protocol.md
+-- §5.3).
 function Pkt:tokens(item, off)
 	item:add(F["ses.initiator_token"], self.tvb(off, 4))
 	item:add(F["ses.target_token"], self.tvb(off + 4, 4))
@@ -852,7 +857,7 @@ function Pkt:ses_ext(st, off, op)
 		if not self:need(st, off, 24, "rendezvous extension") then
 			return nil
 		end
-		-- WS layout (Decisions table): 14-bit PID, 12-bit index.
+		-- WS layout (docs/choices.md §10.4): 14-bit PID, 12-bit index.
 		local et = st:add(tvb(off, 24), "Rendezvous extension")
 		et:add(F["ses.eager_length"], tvb(off, 4))
 		et:add(F["ses.read_pid_on_fep"], tvb(off + 4, 2))
@@ -1108,7 +1113,8 @@ function Pkt:dissect(off, with_entropy)
 			return
 		end
 		off = off + n
-		-- AES-GCM ICV at the end; what is between is ciphertext (§2).
+		-- AES-GCM ICV at the end; what is between is ciphertext
+		-- (docs/protocol.md §2).
 		local rest = tvb:len() - off
 		if rest >= 16 then
 			self.trailer = 16
@@ -1211,3 +1217,70 @@ end
 uet.prefs_changed = register
 register()
 udp_table:add_for_decode_as(uet)
+
+-- uet's endpoints off the IANA port (the second endpoint on an address)
+-- and its spray source ports make conversations between two ports no
+-- table names (docs/choices.md §1.3). Claim a UDP payload no other
+-- dissector took when it starts with a PDS header uet could send: a
+-- known type, long enough, a next_hdr the type allows, no reserved flag
+-- and, for an SES header, version 0 and a known opcode. TSS packets are
+-- not guessed (too little to check before the ciphertext).
+local HEUR_RSVD = { req = 0x63, ack = 0x41, nack = 0x47, ctrl = 0x63,
+	rudi_req = 0x6F, rudi_resp = 0x4F, uud = 0x7F }
+
+local function any_set(v, mask)
+	local b = 1
+	while b <= mask do
+		if bit_set(mask, b) and bit_set(v, b) then
+			return true
+		end
+		b = b * 2
+	end
+	return false
+end
+
+local function looks_like_uet(tvb)
+	local len = tvb:len()
+	if len < 4 then
+		return false
+	end
+	local w = tvb(0, 2):uint()
+	local t = math.floor(w / 2048)
+	local nh = math.floor(w / 128) % 16
+	local flags = w % 128
+	local hl = PDS_LEN[t]
+	if not hl or len < hl then
+		return false
+	end
+	if t == 11 then
+		return nh <= 8 and not any_set(flags, HEUR_RSVD.ctrl)
+	end
+	if not NH_OK[t][nh] or any_set(flags, HEUR_RSVD[flag_kind(t)]) then
+		return false
+	end
+	if (t == 4 or t == 5 or t == 6) and tvb(2, 2):uint() ~= 0 then
+		return false
+	end
+	if nh == 0 then
+		return true
+	end
+	if len < hl + (SES_LEN[nh] or 0) then
+		return false
+	end
+	local b0, b1 = tvb(hl, 1):uint(), tvb(hl + 1, 1):uint()
+	if b1 >= 64 then
+		return false		-- SES version 0
+	end
+	if nh <= 3 then
+		return b0 <= 0x11	-- reserved bits clear, a known opcode
+	end
+	return b0 % 64 <= 3
+end
+
+uet:register_heuristic("udp", function(tvb, pinfo, tree)
+	if not looks_like_uet(tvb) then
+		return false
+	end
+	dissect(tvb, pinfo, tree, false)
+	return true
+end)

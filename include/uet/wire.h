@@ -1,8 +1,8 @@
 /* UET wire codec: every header of UE 1.0 transport packets (TSS, PDS, SES),
  * encoded to and decoded from network byte order into host-order structs.
  *
- * Layouts follow shared/spec/wire-format.md byte for byte, including its
- * "Decisions for uet" table. Decoders are bounds-checked: they never read
+ * Layouts follow docs/protocol.md byte for byte, and docs/choices.md §10
+ * where sources disagree. Decoders are bounds-checked: they never read
  * past `len`, validate lengths, reserved values and type/next-header
  * combinations, and return a distinct negative UET_ERR_WIRE_* per kind of
  * bad input. Encoders return the number of bytes written, UET_ERR_WIRE_NOSPACE
@@ -18,12 +18,12 @@
 
 #include "uet/err.h"
 
-/* ---- Encapsulation (wire-format.md §1) ---- */
+/* ---- Encapsulation (docs/protocol.md §1) ---- */
 
 #define UET_UDP_PORT		4793	/* IANA UET port */
 #define UET_IPPROTO		253	/* raw-IP protocol number (configurable) */
 
-/* ---- Header sizes (§6) ---- */
+/* ---- Header sizes (docs/protocol.md §6) ---- */
 
 #define UET_ENTROPY_HDR_LEN	4
 #define UET_TSS_HDR_LEN		12
@@ -56,7 +56,7 @@
 	(UET_ENTROPY_HDR_LEN + UET_TSS_HDR_SSI_LEN + UET_PDS_ACK_CCX_LEN + \
 	 UET_SES_MAX_REQ_LEN)
 
-/* ---- PDS prologue (§3) ---- */
+/* ---- PDS prologue (docs/protocol.md §3) ---- */
 
 enum uet_pds_type {
 	UET_PDS_TYPE_TSS = 1,	/* not PDS: a TSS header sits here */
@@ -85,7 +85,8 @@ enum uet_next_hdr {
 	UET_NH_RSP_DATA_SMALL = 6,
 };
 
-/* CTRL packets carry ctl_type where other types carry next_hdr (§4.7). */
+/* CTRL packets carry ctl_type where other types carry next_hdr
+ * (docs/protocol.md §4.7). */
 enum uet_ctl_type {
 	UET_CTL_NOOP = 0,
 	UET_CTL_ACK_REQ = 1,
@@ -99,7 +100,7 @@ enum uet_ctl_type {
 	UET_CTL_MAX = UET_CTL_CREDIT_REQ,
 };
 
-/* Flag bits of the 7-bit prologue field, per type (§3.3). */
+/* Flag bits of the 7-bit prologue field, per type (docs/protocol.md §3.3). */
 #define UET_PDS_F_RETX		0x10	/* all types but UUD */
 #define UET_PDS_F_AR		0x08	/* request, CTRL */
 #define UET_PDS_F_SYN		0x04	/* request, CTRL */
@@ -149,13 +150,13 @@ enum uet_cc_type {
 	UET_CC_CREDIT = 1,
 };
 
-/* ---- Entropy header (raw-IP encapsulation, §1.3) ---- */
+/* ---- Entropy header (raw-IP encapsulation, docs/protocol.md §1.3) ---- */
 
 struct uet_entropy_hdr {
 	uint16_t entropy;
 };
 
-/* ---- TSS header (§2, REF layout) ---- */
+/* ---- TSS header (docs/protocol.md §2, REF layout) ---- */
 
 struct uet_tss_hdr {
 	bool sp;		/* SSI present: 16-byte header */
@@ -166,7 +167,7 @@ struct uet_tss_hdr {
 	uint64_t tsc;		/* 48 bits */
 };
 
-/* ---- PDS headers (§4) ---- */
+/* ---- PDS headers (docs/protocol.md §4) ---- */
 
 /* RUD/ROD request (12 B) and RUD/ROD CC request (16 B). */
 struct uet_pds_req {
@@ -180,7 +181,7 @@ struct uet_pds_req {
 	uint32_t credit_target;		/* CC types only: 24 bits */
 };
 
-/* ACK_CC state word (§4.3), laid out by cc_type. */
+/* ACK_CC state word (docs/protocol.md §4.3), laid out by cc_type. */
 struct uet_pds_cc_state {
 	/* NSCC */
 	uint16_t service_time;
@@ -255,7 +256,7 @@ struct uet_pds_hdr {
 	};
 };
 
-/* ---- SES (§5) ---- */
+/* ---- SES (docs/protocol.md §5) ---- */
 
 enum uet_ses_opcode {
 	UET_SES_NO_OP = 0x00,
@@ -280,7 +281,7 @@ enum uet_ses_opcode {
 	UET_SES_SYNC_ATOMIC = 0x11,
 };
 
-/* Request flags, byte 1 of the common fields (§5.2). */
+/* Request flags, byte 1 of the common fields (docs/protocol.md §5.2). */
 #define UET_SES_F_DC		0x20
 #define UET_SES_F_IE		0x10
 #define UET_SES_F_REL		0x08
@@ -311,7 +312,8 @@ enum uet_amo_dt {
 #define UET_AMO_SC_COHERENT	0x02
 
 /* Atomic extension (4 B); for CSWAP..CSWAP_GT and MSWAP the compare-and-swap
- * extension (36 B) adds the two 16-byte operands (MSWAP: compare = mask). */
+ * extension (36 B) adds the two 16-byte operands (MSWAP: compare = mask),
+ * for every atomic request opcode (docs/choices.md §10.1, §10.2). */
 struct uet_ses_amo_ext {
 	uint8_t op;			/* enum uet_amo_op */
 	uint8_t dt;			/* enum uet_amo_dt */
@@ -320,7 +322,7 @@ struct uet_ses_amo_ext {
 	uint8_t swap[16];
 };
 
-/* Rendezvous extension (24 B), WS layout (decision table). */
+/* Rendezvous extension (24 B), WS layout (docs/choices.md §10.4). */
 struct uet_ses_rndv_ext {
 	uint32_t eager_length;
 	uint16_t read_pid_on_fep;	/* 14 bits */
@@ -382,7 +384,7 @@ enum uet_ses_list {
 	UET_SES_LIST_OVERFLOW = 1,
 };
 
-/* SES return codes (§5.9), 6 bits. */
+/* SES return codes (docs/protocol.md §5.9), 6 bits. */
 enum uet_ses_rc {
 	UET_RC_NULL = 0x00, UET_RC_OK, UET_RC_BAD_GENERATION, UET_RC_DISABLED,
 	UET_RC_DISABLED_GEN, UET_RC_NO_MATCH, UET_RC_UNSUPPORTED_OP,

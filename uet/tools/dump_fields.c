@@ -44,7 +44,8 @@ static void fields_tss(FILE *f, const struct uet_tss_hdr *t)
 	pu(f, "tss.tsc", t->tsc);
 }
 
-/* dpdcid, or pdc_info + psn_offset when SYN is set (§4.1, §4.7) */
+/* dpdcid, or pdc_info + psn_offset when SYN is set (docs/protocol.md §4.1,
+ * §4.7) */
 static void fields_dpdcid(FILE *f, bool syn, uint16_t dpdcid,
 			  uint8_t pdc_info, uint16_t psn_offset)
 {
@@ -211,8 +212,9 @@ static void fields_ext(FILE *f, const struct uet_ses_req *r)
 	}
 }
 
-/* Common request fields (§5.2): message_id only in the standard header,
- * the 14-bit request_length in its place in small and medium. */
+/* Common request fields (docs/protocol.md §5.2): message_id only in the
+ * standard header, the 14-bit request_length in its place in small and
+ * medium. */
 static void fields_req_common(FILE *f, const struct uet_ses_req *r)
 {
 	char words[64];

@@ -1,5 +1,5 @@
-/* Flag words for uetdump: PDS prologue flags by type (wire-format §3.3)
- * and SES request flags (§5.2). */
+/* Flag words for uetdump: PDS prologue flags by type (docs/protocol.md §3.3)
+ * and SES request flags (docs/protocol.md §5.2). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* uetdump summary line: the UET part, tcpdump style, e.g.
  *   UET ev 49153 RUD_REQ [AR,RETX] psn 1000 clear_psn 990 pdc 17>33,
  *   SEND [SOM,EOM] msg_id 7 job 42 pid 3 ri 5 len 64, payload 64
- * PSN arithmetic follows wire-format §4.11. */
+ * PSN arithmetic follows docs/protocol.md §4.11. */
 #include <inttypes.h>
 
 #include "dump.h"

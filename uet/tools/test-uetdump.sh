@@ -32,7 +32,7 @@ pass() {
 	checks=$((checks + 1))
 }
 
-# Expected names, from wire-format.md tables (§3.1, §4.5, §4.7, §5.1).
+# Expected names, from the tables of docs/protocol.md §3.1, §4.5, §4.7, §5.1.
 names_awk='
 BEGIN {
 	split("TSS RUD_REQ ROD_REQ RUDI_REQ RUDI_RESP UUD_REQ ACK ACK_CC " \

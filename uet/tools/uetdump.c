@@ -3,9 +3,10 @@
  *
  * Frames: Ethernet (up to 2 VLAN tags), Linux cooked v1/v2 or raw IP;
  * then IPv4/IPv6; then UDP to or from the UET port (UDP source port =
- * entropy, wire-format §1.2) or the UET IP protocol (entropy header first,
- * §1.3). Malformed packets are shown with the decoder's reason and their
- * bytes in hex; decoding continues with the next packet. */
+ * entropy, docs/protocol.md §1.2) or the UET IP protocol (entropy header
+ * first, docs/protocol.md §1.3). Malformed packets are shown with the
+ * decoder's reason and their bytes in hex; decoding continues with the next
+ * packet. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -133,7 +134,7 @@ static void bad_frame(struct uetdump *d, const char *why, const uint8_t *b,
 	print_hex(b, n);
 }
 
-/* IPv6 extension headers that only carry options (wire-format §1.4). */
+/* IPv6 extension headers that only carry options (docs/protocol.md §1.4). */
 static bool ipv6_skippable(uint8_t nh)
 {
 	return nh == 0 || nh == 43 || nh == 60 || nh == 135;

@@ -33,7 +33,7 @@
 
 #define GEN_ECN_ECT0	2
 #define GEN_ECN_CE	3	/* only frame 6 */
-#define GEN_DSCP_EF	46	/* ACK/NACK/CTRL, wire-format §1.4 */
+#define GEN_DSCP_EF	46	/* ACK/NACK/CTRL, docs/protocol.md §1.4 */
 
 enum gen_encap { GEN_UDP4, GEN_UDP6, GEN_RAW4, GEN_RAW6 };
 
@@ -89,7 +89,7 @@ static bool is_ack_type(unsigned t)
 	return t == UET_PDS_ACK || t == UET_PDS_ACK_CC || t == UET_PDS_ACK_CCX;
 }
 
-/* PDS header fields (wire-format §4): which exist depends on the type
+/* PDS header fields (docs/protocol.md §4): which exist depends on the type
  * and, for SYN and ACK P, on the flags. */
 static void man_pds(struct gen *g, const struct uet_pds_hdr *h)
 {
@@ -174,7 +174,8 @@ static void man_pds(struct gen *g, const struct uet_pds_hdr *h)
 	}
 }
 
-/* SES request (§5.2-5.6): standard, small or medium, then extension. */
+/* SES request (docs/protocol.md §5.2-5.6): standard, small or medium, then
+ * extension. */
 static void man_req(struct gen *g, const struct uet_ses_req *r)
 {
 	bool std = r->format == UET_NH_REQ_STD;
@@ -230,7 +231,7 @@ static void man_req(struct gen *g, const struct uet_ses_req *r)
 	}
 }
 
-/* SES response (§5.10). */
+/* SES response (docs/protocol.md §5.10). */
 static void man_rsp(struct gen *g, const struct uet_ses_rsp *r)
 {
 	mu(g, "ses.list", r->list);
@@ -370,8 +371,8 @@ static void pds_req(struct uet_pds_hdr *h, uint8_t type, uint8_t nh,
 	h->req.psn = 0x10000000u + s * 0x111;
 	h->req.spdcid = 0x100 + s;
 	if (flags & UET_PDS_F_SYN) {
-		/* uet sends pdc_info 0 (no reserved PDCs, decision table);
-		 * dissectors rightly warn on anything else */
+		/* uet sends pdc_info 0 (no reserved PDCs, docs/choices.md
+		 * §10.4); dissectors rightly warn on anything else */
 		h->req.pdc_info = 0;
 		h->req.psn_offset = 0x20 + s;
 	} else {
@@ -453,7 +454,7 @@ static void pds_ctrl(struct uet_pds_hdr *h, uint8_t ctl, uint8_t flags,
 	h->ctrl.payload = 0x41000000u + s * 3;
 }
 
-/* Common request fields (§5.2). */
+/* Common request fields (docs/protocol.md §5.2). */
 static void ses_common(struct uet_ses_req *r, uint8_t format, uint8_t op,
 		       uint8_t flags, unsigned s)
 {
@@ -641,6 +642,32 @@ static void gen_all(struct gen *g)
 	fill(p.req.amo.compare, sizeof(p.req.amo.compare), 0xc0);
 	fill(p.req.amo.swap, sizeof(p.req.amo.swap), 0x5a);
 	frame_end(g, &p, &m, 0, "RUD_REQ + std FETCHING_ATOMIC + CSWAP ext");
+
+	/* Tagged atomics take the same two forms (docs/choices.md §10.1). */
+	frame_begin(g, &p, &m, GEN_UDP4, 0);
+	s = g->frame;
+	pds_req(&p.pds, UET_PDS_ROD_REQ, UET_NH_REQ_MEDIUM, 0, s);
+	p.has_req = true;
+	ses_medium(&p.req, UET_SES_TSEND_FETCH_ATOMIC, 0, s, 8);
+	p.req.amo.op = UET_AMO_CSWAP_NE;
+	p.req.amo.dt = UET_AMO_UINT64;
+	fill(p.req.amo.compare + 8, 8, 0x3c);
+	fill(p.req.amo.swap + 8, 8, 0xc3);
+	frame_end(g, &p, &m, 0,
+		  "ROD_REQ + medium TSEND_FETCH_ATOMIC + CSWAP ext");
+
+	/* MSWAP: the mask rides in the compare slot (docs/choices.md §10.2). */
+	frame_begin(g, &p, &m, GEN_UDP4, 0);
+	s = g->frame;
+	pds_req(&p.pds, UET_PDS_RUD_REQ, UET_NH_REQ_STD, 0, s);
+	p.has_req = true;
+	ses_std(&p.req, UET_SES_TSEND_ATOMIC, UET_SES_F_SOM | UET_SES_F_EOM,
+		s, 0);
+	p.req.amo.op = UET_AMO_MSWAP;
+	p.req.amo.dt = UET_AMO_UINT32;
+	fill(p.req.amo.compare + 12, 4, 0x0f);
+	fill(p.req.amo.swap + 12, 4, 0xa5);
+	frame_end(g, &p, &m, 0, "RUD_REQ + std TSEND_ATOMIC MSWAP + CSWAP ext");
 
 	frame_begin(g, &p, &m, GEN_UDP4, 0);
 	s = g->frame;
@@ -847,7 +874,7 @@ static void gen_bad(struct gen *g)
 	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, g->frame);
 	frame_end(g, &p, &m, 0, "good ACK");
 
-	/* PDS type 15 is reserved (§3.1) */
+	/* PDS type 15 is reserved (docs/protocol.md §3.1) */
 	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
 	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, g->frame);
 	n = encode(&p, b, sizeof(b));
@@ -858,7 +885,8 @@ static void gen_bad(struct gen *g)
 	pds_ctrl(&p.pds, UET_CTL_NOOP, 0, g->frame);
 	frame_end(g, &p, &m, 0, "good CTRL NOOP");
 
-	/* ctl_type 12 is reserved (§4.7); it sits in next_hdr [10:7] */
+	/* ctl_type 12 is reserved (docs/protocol.md §4.7); it sits in next_hdr
+	 * [10:7] */
 	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
 	pds_ctrl(&p.pds, UET_CTL_NOOP, 0, g->frame);
 	n = encode(&p, b, sizeof(b));
@@ -867,7 +895,7 @@ static void gen_bad(struct gen *g)
 	bad_end(g, &m, b, n, UET_ERR_WIRE_CTL_TYPE,
 		"CTRL reserved ctl_type 12");
 
-	/* an ACK cannot carry a request header (§3.2) */
+	/* an ACK cannot carry a request header (docs/protocol.md §3.2) */
 	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
 	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, g->frame);
 	n = encode(&p, b, sizeof(b));
@@ -879,7 +907,7 @@ static void gen_bad(struct gen *g)
 	bad_end(g, &m, b, n + UET_SES_SMALL_LEN, UET_ERR_WIRE_NEXT_HDR,
 		"ACK with next_hdr REQ_SMALL");
 
-	/* SES version 1 (§5.2 byte 1 [7:6]) */
+	/* SES version 1 (docs/protocol.md §5.2 byte 1 [7:6]) */
 	frame_begin(g, &p, &m, GEN_UDP4, 0);
 	s = g->frame;
 	pds_req(&p.pds, UET_PDS_RUD_REQ, UET_NH_REQ_STD, 0, s);
@@ -890,7 +918,7 @@ static void gen_bad(struct gen *g)
 	bad_end(g, &m, b, n + 8, UET_ERR_WIRE_VERSION,
 		"std SEND with SES version 1");
 
-	/* SES request opcode 0x20 is reserved (§5.1) */
+	/* SES request opcode 0x20 is reserved (docs/protocol.md §5.1) */
 	frame_begin(g, &p, &m, GEN_UDP4, 0);
 	s = g->frame;
 	pds_req(&p.pds, UET_PDS_RUD_REQ, UET_NH_REQ_STD, 0, s);
@@ -901,7 +929,7 @@ static void gen_bad(struct gen *g)
 	bad_end(g, &m, b, n + 8, UET_ERR_WIRE_OPCODE,
 		"std request opcode 0x20");
 
-	/* ACK_CC cc_type 5 is reserved (§4.3) */
+	/* ACK_CC cc_type 5 is reserved (docs/protocol.md §4.3) */
 	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
 	pds_ack(&p.pds, UET_PDS_ACK_CC, UET_NH_NONE, 0, g->frame);
 	p.pds.ack.cc_type = UET_CC_CREDIT;
@@ -909,14 +937,14 @@ static void gen_bad(struct gen *g)
 	b[12] = (uint8_t)(5 << 4 | (b[12] & 0x0f));
 	bad_end(g, &m, b, n, UET_ERR_WIRE_CC_TYPE, "ACK_CC reserved cc_type 5");
 
-	/* ACK REQ value 3 is reserved (§3.3) */
+	/* ACK REQ value 3 is reserved (docs/protocol.md §3.3) */
 	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
 	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, g->frame);
 	n = encode(&p, b, sizeof(b));
 	b[1] |= UET_PDS_F_REQ_MASK;
 	bad_end(g, &m, b, n, UET_ERR_WIRE_RESERVED, "ACK with REQ=3");
 
-	/* raw IP: entropy header cut short (§1.3) */
+	/* raw IP: entropy header cut short (docs/protocol.md §1.3) */
 	frame_begin(g, &p, &m, GEN_RAW4, 0);
 	pds_rudi(&p.pds, UET_PDS_UUD_REQ, UET_NH_REQ_SMALL, 0, g->frame);
 	p.pds.rudi.pkt_id = 0;

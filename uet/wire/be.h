@@ -1,5 +1,6 @@
-/* Big-endian loads and stores on byte pointers. Every wire field goes
- * through these: no packed structs, no alignment assumptions (wire-format §7).
+/* Big-endian loads and stores on byte pointers. Every wire field goes through
+ * these: no packed structs, no alignment assumptions (docs/protocol.md,
+ * Conventions).
  */
 #ifndef UET_WIRE_BE_H
 #define UET_WIRE_BE_H

@@ -1,4 +1,4 @@
-/* Entropy header of the IP-native encapsulation (wire-format §1.3). */
+/* Entropy header of the IP-native encapsulation (docs/protocol.md §1.3). */
 #include "uet/wire.h"
 
 #include "be.h"

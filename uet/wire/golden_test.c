@@ -1,5 +1,5 @@
 /* Golden vectors for every UET header, written byte by byte from
- * shared/spec/wire-format.md (section in each comment), never produced by
+ * docs/protocol.md (section in each comment), never produced by
  * the encoder. Values are picked so that every byte of a multi-byte field
  * differs (byte-order slips show), widths are hit at their maximum, and
  * signed offsets carry their sign bit.
@@ -24,7 +24,7 @@
 		.want = { __VA_ARGS__ },				\
 	}
 
-/* ---- Entropy header (§1.3) ---- */
+/* ---- Entropy header (docs/protocol.md §1.3) ---- */
 
 static const uint8_t entropy_b[] = {
 	0xA1, 0xB2,		/* entropy 0xA1B2 */
@@ -32,7 +32,7 @@ static const uint8_t entropy_b[] = {
 };
 WT_HDR(entropy, WT_ENTROPY, .entropy = { .entropy = 0xA1B2 });
 
-/* ---- TSS header (§2, REF layout per the decision table) ---- */
+/* ---- TSS header (docs/protocol.md §2; docs/choices.md §10.4) ---- */
 
 static const uint8_t tss_b[] = {
 	0x09, 0xC3, 0xD4, 0xE5,	/* type 1 [31:27], SP 0, rsvd, AN 1, SDI 0xC3D4E5 */
@@ -55,7 +55,7 @@ WT_HDR(tss_ssi, WT_TSS, .tss = {
 	.epoch = 0xFFFF, .tsc = 0xFFFFFFFFFFFFULL,
 });
 
-/* ---- PDS requests (§3, §4.1) ---- */
+/* ---- PDS requests (docs/protocol.md §3, §4.1) ---- */
 
 static const uint8_t pds_rud_req_b[] = {
 	0x11, 0x98,		/* type 2 RUD_REQ, next_hdr 3 STD, flags RETX|AR */
@@ -98,7 +98,8 @@ WT_HDR(pds_rod_req_syn, WT_PDS, .pds = {
 		 .spdcid = 0xA55A, .pdc_info = 0x9, .psn_offset = 0xABC },
 });
 
-/* Return direction: a request carrying read data (§3.2, next_hdr 5/6). */
+/* Return direction: a request carrying read data (docs/protocol.md §3.2,
+ * next_hdr 5/6). */
 static const uint8_t pds_rud_req_syn_b[] = {
 	0x13, 0x0C,		/* type 2 RUD_REQ, next_hdr 6 RSP_DATA_SMALL, flags AR|SYN */
 	0x7F, 0xFF,		/* clear_psn_offset +32767 */
@@ -148,7 +149,7 @@ WT_HDR(pds_rod_cc_req_syn, WT_PDS, .pds = {
 		 .ccc_id = 0xFF, .credit_target = 0xFFFFFF },
 });
 
-/* ---- ACK family (§4.2-4.4) ---- */
+/* ---- ACK family (docs/protocol.md §4.2-4.4) ---- */
 
 static const uint8_t pds_ack_b[] = {
 	0x38, 0x30,		/* type 7 ACK, next_hdr 0, flags M|RETX */
@@ -285,7 +286,7 @@ WT_HDR(pds_ack_ccx, WT_PDS, .pds = {
 				0xCE, 0xCF } },
 });
 
-/* ---- NACK family (§4.5, §4.6) ---- */
+/* ---- NACK family (docs/protocol.md §4.5, §4.6) ---- */
 
 static const uint8_t pds_nack_b[] = {
 	0x50, 0x10,		/* type 10 NACK, next_hdr 0, flags RETX */
@@ -340,7 +341,8 @@ WT_HDR(pds_nack_ccx, WT_PDS, .pds = {
 		  .nccx_state2 = 0xF0E1D2C3B4A59687ULL },
 });
 
-/* ---- CTRL, every ctl_type (§4.7); ctl_type sits in next_hdr ---- */
+/* ---- CTRL, every ctl_type (docs/protocol.md §4.7) ----
+ * ctl_type sits in next_hdr. */
 
 static const uint8_t pds_ctrl_noop_b[] = {
 	0x58, 0x08,		/* type 11 CTRL, ctl_type 0 NOOP, flags AR */
@@ -484,7 +486,7 @@ WT_HDR(pds_ctrl_syn, WT_PDS, .pds = {
 		  .pdc_info = UET_PDC_INFO_USE_RSV, .psn_offset = 0xF01 },
 });
 
-/* ---- RUDI and UUD (§4.8, §4.9) ---- */
+/* ---- RUDI and UUD (docs/protocol.md §4.8, §4.9) ---- */
 
 static const uint8_t pds_rudi_req_b[] = {
 	0x21, 0x90,		/* type 4 RUDI_REQ, next_hdr 3 STD, flags RETX */
@@ -514,7 +516,7 @@ WT_HDR(pds_uud, WT_PDS, .pds = {
 	.type = UET_PDS_UUD_REQ, .next_hdr = UET_NH_REQ_STD, .flags = 0,
 });
 
-/* ---- SES requests (§5.2-5.6) ---- */
+/* ---- SES requests (docs/protocol.md §5.2-5.6) ---- */
 
 static const uint8_t req_std_som_b[] = {
 	0x09,			/* rsvd [7:6], opcode 0x09 TAGGED_SEND */
@@ -745,6 +747,77 @@ WT_HDR(req_std_cswap, WT_REQ, .req = {
 			   0xF8, 0xF9, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE, 0xFF } },
 });
 
+/* docs/choices.md §10.1: a tagged atomic with a compare-and-swap
+ * op carries the 36-byte form, like the untagged ones. */
+static const uint8_t req_medium_tsend_cswap_b[] = {
+	0x0E,			/* opcode TSEND_FETCH_ATOMIC */
+	0x03,			/* flags EOM|SOM */
+	0x00, 0x08,		/* request_length 8 */
+	0x01,			/* ri_generation */
+	0x0A, 0x0B, 0x0C,	/* job_id */
+	0x01, 0x23,		/* pid_on_fep */
+	0x04, 0x56,		/* resource_index */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* buffer_offset */
+	0x00, 0x00, 0x00, 0x2A,	/* initiator */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x77,	/* match_bits (tag) */
+	0x0E,			/* cswap ext: atomic_opcode CSWAP_NE */
+	0x07,			/*   datatype UINT64 */
+	0x00,			/*   semantic_control */
+	0x00,			/*   reserved */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* compare: hi half 0 */
+	0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,	/*   u64 in lo half */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* swap: hi half 0 */
+	0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x01,	/*   u64 in lo half */
+};
+WT_HDR(req_medium_tsend_cswap, WT_REQ, .req = {
+	.format = UET_NH_REQ_MEDIUM, .opcode = UET_SES_TSEND_FETCH_ATOMIC,
+	.flags = UET_SES_F_EOM | UET_SES_F_SOM,
+	.request_length = 8, .ri_generation = 1, .job_id = 0x0A0B0C,
+	.pid_on_fep = 0x123, .resource_index = 0x456, .initiator = 0x2A,
+	.match_bits = 0x777,
+	.amo = { .op = UET_AMO_CSWAP_NE, .dt = UET_AMO_UINT64,
+		 .compare = { [8] = 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+			      0x88 },
+		 .swap = { [8] = 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF,
+			   0x01 } },
+});
+
+/* docs/choices.md §10.2: MSWAP travels in the 36-byte form, the
+ * mask in the compare slot. */
+static const uint8_t req_std_tsend_mswap_b[] = {
+	0x0D,			/* opcode TSEND_ATOMIC */
+	0x03,			/* flags EOM|SOM */
+	0x12, 0x34,		/* message_id */
+	0x00,			/* ri_generation */
+	0x00, 0x00, 0x07,	/* job_id */
+	0x00, 0x01,		/* pid_on_fep */
+	0x00, 0x02,		/* resource_index */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* buffer_offset */
+	0x00, 0x00, 0x00, 0x03,	/* initiator */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04,	/* match_bits (tag) */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* header_data (HD clear) */
+	0x00, 0x00, 0x00, 0x04,	/* request_length 4 */
+	0x13,			/* cswap ext: atomic_opcode MSWAP */
+	0x05,			/*   datatype UINT32 */
+	0x01,			/*   semantic_control cacheable */
+	0x00,			/*   reserved */
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* compare = mask */
+	0x00, 0x00, 0x00, 0x00, 0xFF, 0x00, 0xFF, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* swap value */
+	0x00, 0x00, 0x00, 0x00, 0xA5, 0xA5, 0xA5, 0xA5,
+};
+WT_HDR(req_std_tsend_mswap, WT_REQ, .req = {
+	.format = UET_NH_REQ_STD, .opcode = UET_SES_TSEND_ATOMIC,
+	.flags = UET_SES_F_EOM | UET_SES_F_SOM,
+	.message_id = 0x1234, .request_length = 4, .job_id = 7,
+	.pid_on_fep = 1, .resource_index = 2, .initiator = 3,
+	.match_bits = 4,
+	.amo = { .op = UET_AMO_MSWAP, .dt = UET_AMO_UINT32,
+		 .semantic_control = UET_AMO_SC_CACHEABLE,
+		 .compare = { [12] = 0xFF, 0x00, 0xFF, 0x00 },
+		 .swap = { [12] = 0xA5, 0xA5, 0xA5, 0xA5 } },
+});
+
 static const uint8_t req_std_rndv_b[] = {
 	0x06,			/* opcode RENDEZVOUS_SEND */
 	0x25,			/* flags DC|HD|SOM */
@@ -826,7 +899,7 @@ WT_HDR(req_std_sync_atomic, WT_REQ, .req = {
 	.sync = { .group = 1, .count = 0xFFFF },
 });
 
-/* ---- SES responses (§5.8-5.10) ---- */
+/* ---- SES responses (docs/protocol.md §5.8-5.10) ---- */
 
 static const uint8_t rsp_b[] = {
 	0x41,			/* list 1 OVERFLOW [7:6], opcode 1 RESPONSE */
@@ -936,7 +1009,8 @@ const struct wt_hdr *const wt_hdrs[] = {
 	&pds_rudi_req, &pds_rudi_resp, &pds_uud,
 	&req_std_som, &req_std_mid, &req_std_cont, &req_small,
 	&req_medium_hd, &req_medium, &req_std_amo, &req_medium_amo,
-	&req_std_cswap, &req_std_rndv, &req_std_sync_write,
+	&req_std_cswap, &req_medium_tsend_cswap, &req_std_tsend_mswap,
+	&req_std_rndv, &req_std_sync_write,
 	&req_std_sync_atomic,
 	&rsp, &rsp_none, &rsp_data, &rsp_data_pkt, &rsp_data_small,
 	&rsp_data_small_pkt,
@@ -1174,6 +1248,8 @@ GOLDEN(req_medium)
 GOLDEN(req_std_amo)
 GOLDEN(req_medium_amo)
 GOLDEN(req_std_cswap)
+GOLDEN(req_medium_tsend_cswap)
+GOLDEN(req_std_tsend_mswap)
 GOLDEN(req_std_rndv)
 GOLDEN(req_std_sync_write)
 GOLDEN(req_std_sync_atomic)

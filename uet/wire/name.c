@@ -1,5 +1,5 @@
 /* Names of wire values for logs and tools: the short names of the tables in
- * wire-format.md (§3.1, §3.2, §4.5, §4.7, §5.1, §5.7-§5.9). Values without
+ * docs/protocol.md (§3.1, §3.2, §4.5, §4.7, §5.1, §5.7-§5.9). Values without
  * a name there, and values uet refuses, are "RESERVED"; never NULL.
  */
 #include "uet/wire.h"
@@ -102,7 +102,8 @@ static const char *const ses_opcodes[] = {
 	[UET_SES_TSEND_ATOMIC] = "UET_TSEND_ATOMIC",
 	[UET_SES_TSEND_FETCH_ATOMIC] = "UET_TSEND_FETCH_ATOMIC",
 	[UET_SES_MSG_ERROR] = "UET_MSG_ERROR",
-	/* REF-only sync extension (§5.1): decoded, so named. */
+	/* REF-only sync extension (docs/protocol.md §5.1): decoded, so
+	 * named. */
 	[UET_SES_SYNC_WRITE] = "SYNC_WRITE",
 	[UET_SES_SYNC_ATOMIC] = "SYNC_ATOMIC",
 };

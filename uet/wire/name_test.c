@@ -1,6 +1,7 @@
-/* Lookup tables of the codec: header lengths per PDS type (§3.1, §6),
- * the extension a request opcode carries (§5.1, §5.6) and the names for
- * logs (wire.h: NULL-safe, unknown -> "RESERVED", one name per value).
+/* Lookup tables of the codec: header lengths per PDS type (docs/protocol.md
+ * §3.1, §6), the extension a request opcode carries (docs/protocol.md §5.1,
+ * §5.6) and the names for logs (wire.h: NULL-safe, unknown -> "RESERVED", one
+ * name per value).
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -29,19 +30,15 @@ Test(name, pds_hdr_len)
 			     "type %zu", i);
 }
 
-/* Opcode x atomic opcode -> extension. TSEND_ATOMIC and
- * TSEND_FETCH_ATOMIC with a compare-and-swap op are left out: §5.1 lists
- * them with the atomic extension only, and no source sends that pair. */
+/* Opcode x atomic opcode -> extension, every pair: the atomic opcode
+ * picks the form for all four atomic request opcodes (docs/choices.md
+ * §10.1). */
 Test(name, ses_req_ext)
 {
 	unsigned op, amo;
 
 	for (op = 0; op <= UET_SES_SYNC_ATOMIC; op++) {
 		for (amo = 0; amo <= UET_AMO_OP_MAX; amo++) {
-			if ((op == UET_SES_TSEND_ATOMIC ||
-			     op == UET_SES_TSEND_FETCH_ATOMIC) &&
-			    amo >= UET_AMO_CSWAP && amo <= UET_AMO_MSWAP)
-				continue;
 			cr_expect_eq(uet_ses_req_ext((uint8_t)op, (uint8_t)amo),
 				     wt_req_ext((uint8_t)op, (uint8_t)amo),
 				     "opcode 0x%02x amo 0x%02x", op, amo);

@@ -1,7 +1,7 @@
-/* ACK (12 B), ACK_CC (32 B) and ACK_CCX (40 B), wire-format §4.2-§4.4.
+/* ACK (12 B), ACK_CC (32 B) and ACK_CCX (40 B), docs/protocol.md §4.2-§4.4.
  * ACK_CC/CCX add: byte 12 cc_type[7:4] | cc_flags[3:0] (ccx_type on
  * ACK_CCX), mpr, int16 sack_psn_offset, the 64-bit SACK bitmap (bit i is
- * PSN SACK_BASE + i, decision table), then the CC state: one 64-bit word
+ * PSN SACK_BASE + i, docs/choices.md §10.4), then the CC state: one 64-bit word
  * laid out by cc_type on ACK_CC, 16 opaque bytes on ACK_CCX.
  */
 #include <string.h>
@@ -35,9 +35,9 @@ static bool cc_state_zero(const struct uet_pds_cc_state *c)
 	       !c->rcvd_bytes && !c->credit && !c->ooo_count;
 }
 
-/* ack_cc_state word (§4.3): NSCC service_time[63:48] restore_cwnd[47]
- * rcv_cwnd_pend[46:40] rcvd_bytes[39:16]; credit credit[63:40], reserved
- * [39:16]; both ooo_count[15:0]. */
+/* ack_cc_state word (docs/protocol.md §4.3): NSCC service_time[63:48]
+ * restore_cwnd[47] rcv_cwnd_pend[46:40] rcvd_bytes[39:16]; credit
+ * credit[63:40], reserved [39:16]; both ooo_count[15:0]. */
 static int cc_state_get(struct uet_pds_cc_state *c, uint8_t cc_type,
 			uint64_t w)
 {
@@ -97,7 +97,7 @@ int uet_pds_ack_get(struct uet_pds_hdr *h, const uint8_t *buf)
 {
 	struct uet_pds_ack *a = &h->ack;
 
-	/* REQ value 3 is reserved (§3.3). */
+	/* REQ value 3 is reserved (docs/protocol.md §3.3). */
 	if ((h->flags & UET_PDS_F_REQ_MASK) == UET_PDS_F_REQ_MASK)
 		return UET_ERR_WIRE_RESERVED;
 	a->ack_psn_offset = (int16_t)uet_be_get16(buf + 2);

@@ -1,4 +1,4 @@
-/* ACK, ACK_CC and ACK_CCX bodies (wire-format §4.2-§4.4),
+/* ACK, ACK_CC and ACK_CCX bodies (docs/protocol.md §4.2-§4.4),
  * used by uet_pds_hdr_*.
  * The prologue (type, next_hdr, flags) is already in h and validated;
  * buf holds the whole header. get: 0 or a UET_ERR_WIRE_* decode error;

@@ -1,4 +1,4 @@
-/* CTRL packet (16 B), wire-format §4.7. ctl_type sits in next_hdr and was
+/* CTRL packet (16 B), docs/protocol.md §4.7. ctl_type sits in next_hdr and was
  * range-checked with the prologue (NEGOTIATION, 9, is REF-only: refused).
  */
 #include "uet/wire.h"

@@ -1,4 +1,4 @@
-/* CTRL body (wire-format §4.7),
+/* CTRL body (docs/protocol.md §4.7),
  * used by uet_pds_hdr_*.
  * The prologue (type, next_hdr, flags) is already in h and validated;
  * buf holds the whole header. get: 0 or a UET_ERR_WIRE_* decode error;

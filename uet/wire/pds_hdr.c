@@ -1,4 +1,4 @@
-/* PDS headers: the 16-bit prologue (wire-format §3) and dispatch to the
+/* PDS headers: the 16-bit prologue (docs/protocol.md §3) and dispatch to the
  * per-type bodies. RUDI and UUD bodies are small enough to live here.
  */
 #include <string.h>
@@ -23,7 +23,7 @@
 #define NH_RSP		(NH(UET_NH_RSP) | NH_DATA)
 #define NH_CTL		(NH(UET_CTL_MAX + 1) - 1)
 
-/* Reserved flag bits per type (§3.3 table). */
+/* Reserved flag bits per type (docs/protocol.md §3.3 table). */
 #define RSVD_REQ	0x63	/* 0x40 0x20 0x02 0x01; CTRL too (0x20 ISROD) */
 #define RSVD_ACK	0x41	/* 0x40 (REF EPSN) 0x01 */
 #define RSVD_NACK	0x47	/* 0x40 0x04 0x02 0x01 */
@@ -31,9 +31,10 @@
 #define RSVD_RUDI_RESP	(0x7F & ~(UET_PDS_F_RETX | UET_PDS_F_M))
 #define RSVD_UUD	0x7F
 
-/* What each type allows: §3.1 (length), §3.2 (next_hdr, REF-PARSE
- * combinations), §3.3 (reserved flag bits). ACK 0x40 is REF's EPSN and
- * CTRL 0x20 REF's ISROD: reserved for uet (decision table). */
+/* What each type allows: docs/protocol.md §3.1 (length), §3.2 (next_hdr,
+ * REF-PARSE combinations), docs/protocol.md §3.3 (reserved flag bits). ACK
+ * 0x40 is REF's EPSN and CTRL 0x20 REF's ISROD: reserved for uet
+ * (docs/choices.md §10.4). */
 struct pds_kind {
 	uint8_t len;
 	uint16_t nh_ok;			/* bit n set: next_hdr n allowed */
@@ -44,7 +45,8 @@ struct pds_kind {
 	void (*put)(uint8_t *buf, const struct uet_pds_hdr *h);
 };
 
-/* RUDI request/response (§4.8): 16 reserved bits, then pkt_id. */
+/* RUDI request/response (docs/protocol.md §4.8): 16 reserved bits, then
+ * pkt_id. */
 static int rudi_get(struct uet_pds_hdr *h, const uint8_t *buf)
 {
 	if (uet_be_get16(buf + 2))
@@ -65,7 +67,7 @@ static void rudi_put(uint8_t *buf, const struct uet_pds_hdr *h)
 	uet_be_put32(buf + 4, h->rudi.pkt_id);
 }
 
-/* UUD request (§4.9): 16 reserved bits only. */
+/* UUD request (docs/protocol.md §4.9): 16 reserved bits only. */
 static int uud_get(struct uet_pds_hdr *h, const uint8_t *buf)
 {
 	(void)h;

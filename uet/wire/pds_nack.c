@@ -1,4 +1,4 @@
-/* NACK (16 B) and NACK_CCX (32 B), wire-format §4.5, §4.6. NACK_CCX adds
+/* NACK (16 B) and NACK_CCX (32 B), docs/protocol.md §4.5, §4.6. NACK_CCX adds
  * two 64-bit words: nccx_type[63:60] | nccx_state1[59:0], nccx_state2.
  */
 #include "uet/wire.h"

@@ -1,4 +1,4 @@
-/* NACK and NACK_CCX bodies (wire-format §4.5, §4.6),
+/* NACK and NACK_CCX bodies (docs/protocol.md §4.5, §4.6),
  * used by uet_pds_hdr_*.
  * The prologue (type, next_hdr, flags) is already in h and validated;
  * buf holds the whole header. get: 0 or a UET_ERR_WIRE_* decode error;

@@ -1,4 +1,5 @@
-/* RUD/ROD request (12 B) and RUD/ROD CC request (16 B), wire-format §4.1. */
+/* RUD/ROD request (12 B) and RUD/ROD CC request (16 B),
+ * docs/protocol.md §4.1. */
 #include "uet/wire.h"
 
 #include "be.h"

@@ -1,4 +1,4 @@
-/* RUD/ROD request and RUD/ROD CC request bodies (wire-format §4.1),
+/* RUD/ROD request and RUD/ROD CC request bodies (docs/protocol.md §4.1),
  * used by uet_pds_hdr_*.
  * The prologue (type, next_hdr, flags) is already in h and validated;
  * buf holds the whole header. get: 0 or a UET_ERR_WIRE_* decode error;

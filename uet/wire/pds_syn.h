@@ -1,7 +1,7 @@
 /* The 16-bit word at offset 10 of RUD/ROD requests and CTRL: dpdcid, or,
- * while SYN is set, pdc_info[15:12] | psn_offset[11:0] (wire-format §4.1,
- * §4.7). pdc_info is passed through whole: refusing a set use_rsv_pdc bit
- * is the PDS engine's job (decision table), not the codec's.
+ * while SYN is set, pdc_info[15:12] | psn_offset[11:0] (docs/protocol.md
+ * §4.1, §4.7). pdc_info is passed through whole: refusing a set use_rsv_pdc
+ * bit is the PDS engine's job (docs/choices.md §10.4), not the codec's.
  */
 #ifndef UET_WIRE_PDS_SYN_H
 #define UET_WIRE_PDS_SYN_H

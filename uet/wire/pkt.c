@@ -1,4 +1,4 @@
-/* Whole packet: [entropy] then TSS, or PDS [+ SES] (wire-format §1.1). The
+/* Whole packet: [entropy] then TSS, or PDS [+ SES] (docs/protocol.md §1.1). The
  * first 5 bits after the encapsulation tell TSS (type 1) from PDS; past a
  * TSS header everything is ciphertext and left to the TSS layer.
  */
@@ -23,18 +23,18 @@ static bool has_rsp(const struct uet_pds_hdr *h)
 	       h->next_hdr <= UET_NH_RSP_DATA_SMALL;
 }
 
-/* Length fields that describe this packet's payload must equal what is
- * there (no trailer is expected, decision table): payload_length of a std
+/* Length fields that describe this packet's payload must equal what is there
+ * (no trailer is expected, docs/choices.md §10.4): payload_length of a std
  * request without SOM and of a response with data. request_length of a
- * small/medium request is the message length, which says nothing exact
- * about the payload (none for a READ, operands for an atomic), so it is
- * not checked here. */
+ * small/medium request is the message length, which says nothing exact about
+ * the payload (none for a READ, operands for an atomic), so it is not
+ * checked here. */
 static int payload_check(const struct uet_pkt *p, size_t rest)
 {
 	if (p->has_req && p->req.format == UET_NH_REQ_STD &&
 	    !(p->req.flags & UET_SES_F_SOM)) {
 		/* A READ request asks for payload_length bytes, carries none
-		 * (ses-and-libfabric-mapping §4.7). */
+		 * (docs/protocol.md §5.3). */
 		if (p->req.opcode == UET_SES_READ)
 			return rest ? UET_ERR_WIRE_LENGTH : 0;
 		return p->req.payload_length != rest ? UET_ERR_WIRE_LENGTH : 0;

@@ -81,13 +81,14 @@ Test(range, tss)
 
 Test(range, pds)
 {
-	/* prologue: 5-bit type, 4-bit next_hdr, 7-bit flags (§3) */
+	/* prologue: 5-bit type, 4-bit next_hdr, 7-bit flags (docs/protocol.md
+	 * §3) */
 	RANGE(pds_rud_req, pds.flags, 0x80);
 	RANGE(pds_rud_req, pds.next_hdr, 16);
 	REFUSED(pds_rud_req, pds.type, 0);
 	REFUSED(pds_rud_req, pds.type, 15);
 	REFUSED(pds_rud_req, pds.type, 32);
-	/* SYN: pdc_info 4 bits, psn_offset 12 bits (§4.1) */
+	/* SYN: pdc_info 4 bits, psn_offset 12 bits (docs/protocol.md §4.1) */
 	RANGE(pds_rod_req_syn, pds.req.psn_offset, 0x1000);
 	RANGE(pds_rod_req_syn, pds.req.pdc_info, 0x10);
 	FITS(pds_rod_req_syn, pds.req.pdc_info, 0xF);
@@ -97,7 +98,7 @@ Test(range, pds)
 	/* CC request: credit_target 24 bits */
 	RANGE(pds_rud_cc_req, pds.req.credit_target, 0x1000000);
 	FITS(pds_rud_cc_req, pds.req.credit_target, 0xFFFFFF);
-	/* ACK_CC / ACK_CCX (§4.3, §4.4) */
+	/* ACK_CC / ACK_CCX (docs/protocol.md §4.3, §4.4) */
 	RANGE(pds_ack_ccx, pds.ack.cc_type, 0x10);
 	FITS(pds_ack_ccx, pds.ack.cc_type, 0xF);
 	RANGE(pds_ack_ccx, pds.ack.cc_flags, 0x10);
@@ -109,7 +110,7 @@ Test(range, pds)
 	FITS(pds_ack_cc_nscc, pds.ack.cc.rcvd_bytes, 0xFFFFFF);
 	RANGE(pds_ack_cc_credit, pds.ack.cc.credit, 0x1000000);
 	FITS(pds_ack_cc_credit, pds.ack.cc.credit, 0xFFFFFF);
-	/* NACK_CCX: 4-bit type, 60-bit state1 (§4.6) */
+	/* NACK_CCX: 4-bit type, 60-bit state1 (docs/protocol.md §4.6) */
 	RANGE(pds_nack_ccx, pds.nack.nccx_type, 0x10);
 	RANGE(pds_nack_ccx, pds.nack.nccx_state1, 1ULL << 60);
 	FITS(pds_nack_ccx, pds.nack.nccx_state1, (1ULL << 60) - 1);
@@ -127,7 +128,7 @@ Test(range, ses_req)
 	RANGE(req_std_som, req.opcode, 0x40);
 	RANGE(req_std_som, req.flags, 0x40);
 	RANGE(req_std_som, req.version, 4);
-	/* 14-bit lengths (§5.2, §5.3) */
+	/* 14-bit lengths (docs/protocol.md §5.2, §5.3) */
 	RANGE(req_small, req.request_length, 0x4000);
 	RANGE(req_medium_hd, req.request_length, 0x4000);
 	FITS(req_medium_hd, req.request_length, 0x3FFF);
@@ -187,7 +188,7 @@ Test(range, ses_rsp)
 }
 
 /* What the decoder rejects, the encoder must not write either: reserved
- * bits are sent as 0 (decision table) and only defined values go out. */
+ * bits are sent as 0 (docs/choices.md §10.4) and only defined values go out. */
 Test(range, refuses_invalid)
 {
 	REFUSED(pds_rud_req, pds.flags, 0x18 | 0x01);	/* rsvd flag */

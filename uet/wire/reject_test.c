@@ -1,5 +1,5 @@
 /* Bad input: one golden vector with one thing wrong, per UET_ERR_WIRE_*
- * decode code (include/uet/err.h) and per rule of wire-format.md that
+ * decode code (include/uet/err.h) and per rule of docs/protocol.md that
  * produces it. Every rejection must leave the out-struct untouched.
  */
 #include <criterion/criterion.h>
@@ -80,7 +80,8 @@ static void expect_err_or_consistent(const char *name, size_t off,
 		  val, why);
 }
 
-/* Rewrites the PDS prologue (§3): type [15:11], next_hdr [10:7], flags. */
+/* Rewrites the PDS prologue (docs/protocol.md §3): type [15:11], next_hdr
+ * [10:7], flags. */
 static void prologue(uint8_t *b, unsigned type, unsigned nh, unsigned flags)
 {
 	uint16_t w = (uint16_t)(type << 11 | nh << 7 | flags);
@@ -138,7 +139,7 @@ static void expect_pkt_err(const char *name, size_t off, uint8_t val,
 	free(full);
 }
 
-/* ---- UET_ERR_WIRE_TYPE: reserved PDS types (§3.1) ---- */
+/* ---- UET_ERR_WIRE_TYPE: reserved PDS types (docs/protocol.md §3.1) ---- */
 
 Test(reject, pds_type)
 {
@@ -160,14 +161,14 @@ Test(reject, pds_type)
 	cr_expect_eq(uet_pds_hdr_len(255), UET_ERR_WIRE_TYPE);
 }
 
-/* The TSS decoder only takes type 1 (§2). */
+/* The TSS decoder only takes type 1 (docs/protocol.md §2). */
 Test(reject, tss_type)
 {
 	expect_err("tss", 0, 0x11, UET_ERR_WIRE_TYPE);	/* type 2 */
 	expect_err("tss", 0, 0x01, UET_ERR_WIRE_TYPE);	/* type 0 */
 }
 
-/* ---- UET_ERR_WIRE_NEXT_HDR: §3.2 valid combinations ---- */
+/* ---- UET_ERR_WIRE_NEXT_HDR: docs/protocol.md §3.2 valid combinations ---- */
 
 struct nh_rule {
 	const char *hdr;
@@ -188,10 +189,10 @@ static const struct nh_rule nh_rules[] = {
 	/* NACKs: none */
 	{ "pds_nack", UET_PDS_NACK, 0x01 },
 	{ "pds_nack_ccx", UET_PDS_NACK_CCX, 0x01 },
-	/* RUDI (§4.8): 1/2/3 on request, 4/5/6 on response */
+	/* RUDI (docs/protocol.md §4.8): 1/2/3 on request, 4/5/6 on response */
 	{ "pds_rudi_req", UET_PDS_RUDI_REQ, 0x0E },
 	{ "pds_rudi_resp", UET_PDS_RUDI_RESP, 0x70 },
-	/* UUD (§4.9): an SES request follows */
+	/* UUD (docs/protocol.md §4.9): an SES request follows */
 	{ "pds_uud", UET_PDS_UUD_REQ, 0x0E },
 };
 
@@ -223,7 +224,7 @@ Test(reject, next_hdr)
 }
 
 /* ---- UET_ERR_WIRE_CTL_TYPE: ctl_type 9 (REF-only NEGOTIATION) and the
- * reserved 10-15 (§4.7, decision table) ---- */
+ * reserved 10-15 (docs/protocol.md §4.7, docs/choices.md §10.4) ---- */
 
 Test(reject, ctl_type)
 {
@@ -243,11 +244,12 @@ Test(reject, ctl_type)
 	expect_pkt_err("ctrl_probe", 0, 0x5D, 0, UET_ERR_WIRE_CTL_TYPE);
 }
 
-/* ---- UET_ERR_WIRE_RESERVED: reserved flag bits per type (§3.3) ---- */
+/* ---- UET_ERR_WIRE_RESERVED: reserved flag bits per type ----
+ * docs/protocol.md §3.3 */
 
 struct flag_rule {
 	const char *hdr;
-	uint8_t rsvd;		/* bits marked rsvd in the §3.3 table */
+	uint8_t rsvd;		/* rsvd in docs/protocol.md §3.3 */
 };
 
 static const struct flag_rule flag_rules[] = {
@@ -291,9 +293,9 @@ Test(reject, reserved_flags)
 	expect_pkt_err("rud_std_som", 1, 0x98 | 0x01, 0, UET_ERR_WIRE_RESERVED);
 }
 
-/* REF-only flag bits: "ignore / reject as unsupported" (decision table).
- * ACK REQ = 3 is reserved (§3.3). Either a rejection or a consistent
- * decode is acceptable. */
+/* REF-only flag bits: "ignore / reject as unsupported" (docs/choices.md
+ * §10.4). ACK REQ = 3 is reserved (docs/protocol.md §3.3). Either a
+ * rejection or a consistent decode is acceptable. */
 Test(reject, open_flags)
 {
 	/* ACK 0x40 EPSN */
@@ -305,7 +307,7 @@ Test(reject, open_flags)
 	/* ACK REQ = 3 */
 	expect_err_or_consistent("pds_ack", 1, 0x30 | 0x06,
 				 UET_ERR_WIRE_RESERVED, UET_ERR_WIRE_FLAGS);
-	/* HD is reserved in the small request (§5.4) */
+	/* HD is reserved in the small request (docs/protocol.md §5.4) */
 	expect_err_or_consistent("req_small", 1, 0x23 | UET_SES_F_HD,
 				 UET_ERR_WIRE_RESERVED, UET_ERR_WIRE_FLAGS);
 }
@@ -314,21 +316,21 @@ Test(reject, open_flags)
 
 Test(reject, reserved_fields)
 {
-	/* entropy header bytes 2-3 (§1.3) */
+	/* entropy header bytes 2-3 (docs/protocol.md §1.3) */
 	expect_err("entropy", 2, 0x01, UET_ERR_WIRE_RESERVED);
 	expect_err("entropy", 3, 0x80, UET_ERR_WIRE_RESERVED);
-	/* TSS bit 25 (§2) */
+	/* TSS bit 25 (docs/protocol.md §2) */
 	expect_err_or("tss", 0, 0x02, UET_ERR_WIRE_RESERVED);
 	expect_err_or("tss_ssi", 0, 0x02, UET_ERR_WIRE_RESERVED);
-	/* RUDI and UUD bytes 2-3 (§4.8, §4.9) */
+	/* RUDI and UUD bytes 2-3 (docs/protocol.md §4.8, §4.9) */
 	expect_err("pds_rudi_req", 2, 0x80, UET_ERR_WIRE_RESERVED);
 	expect_err("pds_rudi_resp", 3, 0x01, UET_ERR_WIRE_RESERVED);
 	expect_err("pds_uud", 2, 0x01, UET_ERR_WIRE_RESERVED);
 	expect_err("pds_uud", 3, 0x80, UET_ERR_WIRE_RESERVED);
-	/* ACK_CC credit state [39:16] (§4.3) */
+	/* ACK_CC credit state [39:16] (docs/protocol.md §4.3) */
 	expect_err("pds_ack_cc_credit", 27, 0x80, UET_ERR_WIRE_RESERVED);
 	expect_err("pds_ack_cc_credit", 29, 0x01, UET_ERR_WIRE_RESERVED);
-	/* SES request byte 0 [7:6] (§5.2) */
+	/* SES request byte 0 [7:6] (docs/protocol.md §5.2) */
 	expect_err_or("req_std_som", 0, 0x40, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_small", 0, 0x80, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_medium", 0, 0xC0, UET_ERR_WIRE_RESERVED);
@@ -340,18 +342,19 @@ Test(reject, reserved_fields)
 	/* small/medium request_length [15:14] */
 	expect_err_or("req_small", 2, 0x40, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_medium_hd", 2, 0x80, UET_ERR_WIRE_RESERVED);
-	/* standard SOM=0: [63:46] of the word at 32 (§5.3) */
+	/* standard SOM=0: [63:46] of the word at 32 (docs/protocol.md §5.3) */
 	expect_err_or("req_std_mid", 32, 0x80, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_std_mid", 33, 0x01, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_std_mid", 34, 0x40, UET_ERR_WIRE_RESERVED);
-	/* atomic extension byte 3 (§5.6) */
+	/* atomic extension byte 3 (docs/protocol.md §5.6) */
 	expect_err_or("req_std_amo", 47, 0x01, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_medium_amo", 35, 0x80, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_std_cswap", 47, 0x10, UET_ERR_WIRE_RESERVED);
 	/* rendezvous extension, WS layout: rsvd(2) + pid(14), rsvd(4) + ri */
 	expect_err_or("req_std_rndv", 48, 0x40, UET_ERR_WIRE_RESERVED);
 	expect_err_or("req_std_rndv", 50, 0x10, UET_ERR_WIRE_RESERVED);
-	/* response with data: byte 4 and payload_length [15:14] (§5.10) */
+	/* response with data: byte 4 and payload_length [15:14]
+	 * (docs/protocol.md §5.10) */
 	expect_err("rsp_data", 4, 0x01, UET_ERR_WIRE_RESERVED);
 	expect_err_or("rsp_data", 10, 0x40, UET_ERR_WIRE_RESERVED);
 	expect_err("rsp_data_small", 4, 0x80, UET_ERR_WIRE_RESERVED);
@@ -361,7 +364,8 @@ Test(reject, reserved_fields)
 	expect_pkt_err("ip_nack", 2, 0x01, 0, UET_ERR_WIRE_RESERVED);
 }
 
-/* ---- UET_ERR_WIRE_OPCODE: reserved SES opcodes (§5.1, §5.8) ---- */
+/* ---- UET_ERR_WIRE_OPCODE: reserved SES opcodes ----
+ * docs/protocol.md §5.1, §5.8 */
 
 Test(reject, opcode)
 {
@@ -373,8 +377,9 @@ Test(reject, opcode)
 	expect_err("rsp", 0, 0x2F, UET_ERR_WIRE_OPCODE);
 	expect_err("rsp_data", 0, 0x04, UET_ERR_WIRE_OPCODE);
 	expect_err("rsp_data_small", 0, 0x2F, UET_ERR_WIRE_OPCODE);
-	/* §5.10 shows opcode 2 in the data-carrying formats; whether another
-	 * valid opcode there is an error is not stated */
+	/* docs/protocol.md §5.10 shows opcode 2 in the data-carrying
+	 * formats; whether another valid opcode there is an error is not
+	 * stated */
 	expect_err_or_consistent("rsp_data", 0, UET_SES_RESPONSE,
 				 UET_ERR_WIRE_OPCODE, UET_ERR_WIRE_OPCODE);
 	expect_err_or_consistent("rsp_data_small", 0, UET_SES_DEFAULT_RESPONSE,
@@ -398,7 +403,8 @@ Test(reject, version)
 		       UET_ERR_WIRE_VERSION);
 }
 
-/* ---- UET_ERR_WIRE_CC_TYPE: ACK_CC cc_type other than 0/1 (§4.3) ---- */
+/* ---- UET_ERR_WIRE_CC_TYPE: ACK_CC cc_type other than 0/1 ----
+ * docs/protocol.md §4.3 */
 
 Test(reject, cc_type)
 {
@@ -410,7 +416,8 @@ Test(reject, cc_type)
 	expect_pkt_err("ack_cc_credit", 12, 0x20, 0, UET_ERR_WIRE_CC_TYPE);
 }
 
-/* ---- UET_ERR_WIRE_AMO: reserved atomic opcode / datatype (§5.7) ---- */
+/* ---- UET_ERR_WIRE_AMO: reserved atomic opcode / datatype ----
+ * docs/protocol.md §5.7 */
 
 Test(reject, amo)
 {
@@ -427,7 +434,7 @@ Test(reject, amo)
 }
 
 /* ---- UET_ERR_WIRE_FLAGS: small and medium are single-packet, SOM and
- * EOM both set (§5.4, §5.5) ---- */
+ * EOM both set (docs/protocol.md §5.4, §5.5) ---- */
 
 Test(reject, flags)
 {
@@ -441,7 +448,7 @@ Test(reject, flags)
 }
 
 /* ---- UET_ERR_WIRE_LENGTH: a payload_length longer than what the packet
- * holds (§5.3 SOM=0, §5.10) ---- */
+ * holds (docs/protocol.md §5.3 SOM=0, §5.10) ---- */
 
 Test(reject, length)
 {
@@ -468,7 +475,7 @@ Test(reject, length)
 }
 
 /* A packet longer than its stated payload_length disagrees with it too:
- * no trailer is expected (decision table). Rejecting it or reporting
+ * no trailer is expected (docs/choices.md §10.4). Rejecting it or reporting
  * payload_len = payload_length are both consistent; handing the extra
  * bytes on as payload is not. */
 static void expect_longer_refused(const char *name)

@@ -1,5 +1,5 @@
 /* SES request headers: standard (44 B), small (20 B) and medium (32 B),
- * wire-format §5.2-§5.5, followed by the extension the opcode implies.
+ * docs/protocol.md §5.2-§5.5, followed by the extension the opcode implies.
  */
 #include <string.h>
 
@@ -29,7 +29,7 @@ static int base_len(uint8_t format)
 	}
 }
 
-/* The first 12 bytes, common to all formats (§5.2). */
+/* The first 12 bytes, common to all formats (docs/protocol.md §5.2). */
 static int common_get(struct uet_ses_req *t, const uint8_t *buf)
 {
 	uint16_t w2 = uet_be_get16(buf + 2);
@@ -81,7 +81,7 @@ static int std_get(struct uet_ses_req *t, const uint8_t *buf)
 	return 0;
 }
 
-/* Small and medium requests are single-packet (§5.4, §5.5). */
+/* Small and medium requests are single-packet (docs/protocol.md §5.4, §5.5). */
 static int small_get(struct uet_ses_req *t, const uint8_t *buf)
 {
 	if ((t->flags & SOM_EOM) != SOM_EOM || (t->flags & UET_SES_F_HD))

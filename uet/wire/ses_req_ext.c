@@ -1,6 +1,7 @@
-/* SES request extensions (wire-format §5.6): atomic (4 B), compare-and-swap
- * (36 B), rendezvous (24 B, WS layout per the decision table) and the REF
- * sync extension (4 B). They follow the base header of every format.
+/* SES request extensions (docs/protocol.md §5.6): atomic (4 B),
+ * compare-and-swap (36 B), rendezvous (24 B, WS layout per docs/choices.md
+ * §10.4) and the REF sync extension (4 B). They follow the base header of
+ * every format.
  */
 #include <string.h>
 
@@ -20,7 +21,9 @@ enum uet_ses_ext uet_ses_req_ext(uint8_t opcode, uint8_t amo_op)
 	case UET_SES_FETCHING_ATOMIC:
 	case UET_SES_TSEND_ATOMIC:
 	case UET_SES_TSEND_FETCH_ATOMIC:
-		/* The CSWAP family and MSWAP carry two 16-byte operands. */
+		/* The atomic opcode picks the form, whatever the request
+		 * opcode: the CSWAP family and MSWAP carry two 16-byte
+		 * operands (docs/choices.md §10.1, §10.2). */
 		if (amo_op >= UET_AMO_CSWAP && amo_op <= UET_AMO_MSWAP)
 			return UET_SES_EXT_CSWAP;
 		return UET_SES_EXT_AMO;

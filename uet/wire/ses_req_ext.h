@@ -1,4 +1,4 @@
-/* SES request extension headers (wire-format §5.6), used by uet_ses_req_*.
+/* SES request extension headers (docs/protocol.md §5.6), used by uet_ses_req_*.
  * get: bytes consumed or a UET_ERR_WIRE_* decode error, fills the union of
  * h from h->opcode; check: 0 or UET_ERR_WIRE_RANGE; put writes
  * uet_ses_req_ext_len() bytes.

@@ -1,8 +1,8 @@
-/* SES response headers (wire-format §5.8, §5.10): plain response (12 B),
+/* SES response headers (docs/protocol.md §5.8, §5.10): plain response (12 B),
  * response with data (20 B), small response with data (12 B). Byte 0 is
  * list[7:6] | opcode[5:0], byte 1 version[7:6] | return_code[5:0]; every
- * 6-bit return code and 2-bit list value is passed through (§5.9 leaves
- * vendor ranges), the engine judges them.
+ * 6-bit return code and 2-bit list value is passed through
+ * (docs/protocol.md §5.9 leaves vendor ranges), the engine judges them.
  */
 #include <string.h>
 
@@ -27,7 +27,7 @@ static int rsp_len(uint8_t format)
 }
 
 /* RESPONSE_W_DATA travels in the data formats only, the others in the
- * plain one (§5.8). */
+ * plain one (docs/protocol.md §5.8). */
 static bool opcode_fits(uint8_t format, uint8_t opcode)
 {
 	if (opcode > UET_SES_NO_RESPONSE)

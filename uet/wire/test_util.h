@@ -105,19 +105,21 @@ static inline void wt_bytes_diff(const uint8_t *got, const uint8_t *want,
 	snprintf(why, n, "bytes equal");
 }
 
-/* Which extension a request opcode carries, from wire-format §5.1/§5.6
- * (and wire.h: MSWAP uses the 36-byte form too). Written here, not taken
- * from the codec, so the tests check uet_ses_req_ext. */
+/* Which extension a request opcode carries (docs/protocol.md §5.6,
+ * docs/choices.md §10.1, §10.2): every
+ * atomic request opcode, tagged or not, carries the 36-byte
+ * compare-and-swap form when its atomic opcode is in the CSWAP family or
+ * MSWAP, the 4-byte form otherwise. Written here, not taken from the
+ * codec, so the tests check uet_ses_req_ext. */
 static inline enum uet_ses_ext wt_req_ext(uint8_t opcode, uint8_t amo_op)
 {
 	switch (opcode) {
 	case UET_SES_ATOMIC:
 	case UET_SES_FETCHING_ATOMIC:
-		if (amo_op >= UET_AMO_CSWAP && amo_op <= UET_AMO_MSWAP)
-			return UET_SES_EXT_CSWAP;
-		return UET_SES_EXT_AMO;
 	case UET_SES_TSEND_ATOMIC:
 	case UET_SES_TSEND_FETCH_ATOMIC:
+		if (amo_op >= UET_AMO_CSWAP && amo_op <= UET_AMO_MSWAP)
+			return UET_SES_EXT_CSWAP;
 		return UET_SES_EXT_AMO;
 	case UET_SES_RENDEZVOUS_SEND:
 	case UET_SES_RENDEZVOUS_TSEND:
@@ -414,8 +416,9 @@ static inline size_t wt_size(enum wt_kind k)
 	return 0;
 }
 
-/* The payload length a decoded packet's SES header states, if it states
- * one: standard request without SOM (§5.3), responses with data (§5.10). */
+/* The payload length a decoded packet's SES header states, if it states one:
+ * standard request without SOM (docs/protocol.md §5.3), responses with data
+ * (§5.10). */
 static inline bool wt_stated_payload_len(const struct uet_pkt *p, size_t *n)
 {
 	if (p->has_req && p->req.format == UET_NH_REQ_STD &&
@@ -448,7 +451,7 @@ struct wt_prop {
  *    with payload_len <= len - hdr_len, agrees with `flags`, and when the
  *    SES header states a payload length, payload_len is that length (a
  *    packet that disagrees is UET_ERR_WIRE_LENGTH: no trailer is expected,
- *    decision table);
+ *    docs/choices.md §10.4);
  *  - re-encoding the decoded struct succeeds with hdr_len bytes, and
  *    decoding those bytes (plus the original payload) gives the same
  *    struct.

@@ -1,4 +1,4 @@
-/* Truncation: every header has a fixed length (wire-format §6), decoders
+/* Truncation: every header has a fixed length (docs/protocol.md §6), decoders
  * never read past len and write the out-struct only on success (wire.h).
  * So every strict prefix of a golden header, and of a packet's headers,
  * must give UET_ERR_WIRE_TRUNC and leave the out-struct byte for byte as
@@ -67,8 +67,8 @@ Test(trunc, null_empty)
 		     UET_ERR_WIRE_TRUNC);
 }
 
-/* Whether a packet's SES header states its payload length (§5.3, §5.10):
- * then a packet cut inside the payload disagrees with it. */
+/* Whether a packet's SES header states its payload length (docs/protocol.md
+ * §5.3, §5.10): then a packet cut inside the payload disagrees with it. */
 static bool states_payload_len(const struct uet_pkt *want)
 {
 	if (want->has_req)

@@ -1,4 +1,4 @@
-/* TSS header, REF layout (wire-format §2 and the decision table):
+/* TSS header, REF layout (docs/protocol.md §2 and docs/choices.md §10.4):
  * type[31:27]=1 SP[26] rsvd[25] AN[24] SDI[23:0], SSI if SP, epoch|TSC.
  */
 #include <string.h>
