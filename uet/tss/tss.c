@@ -421,6 +421,47 @@ ssize_t uet_tss_open(struct uet_tss *t, const struct uet_addr *src,
 	return (ssize_t)clear;
 }
 
+ssize_t uet_tss_peek(struct uet_tss *t, const struct uet_addr *src,
+		     const struct uet_addr *dst, const uint8_t *pkt,
+		     size_t len, uint8_t *out, struct uet_tss_hdr *hdr)
+{
+	struct tss_dkey tmp = { 0 };
+	struct uet_aead *key = NULL;
+	uint8_t aad[TSS_AAD_MAX], iv[UET_AEAD_IV_LEN];
+	size_t hl, clear;
+	uint32_t id;
+	int rc;
+
+	rc = uet_tss_hdr_decode(hdr, pkt, len);
+	if (rc < 0)
+		return rc;
+	hl = (size_t)rc;
+	if (len < hl + UET_AEAD_TAG_LEN || src->af != dst->af ||
+	    (!hdr->sp && src->af != UET_AF_INET))
+		return UET_ERR_WIRE_TRUNC;
+	if (hdr->sdi != t->cfg.sdi || !t->cfg.has_key[hdr->an])
+		return UET_ERR_TSS_SDI;
+	id = hdr->sp ? hdr->ssi : (uint32_t)src->ip[0] << 24 |
+		(uint32_t)src->ip[1] << 16 | (uint32_t)src->ip[2] << 8 |
+		src->ip[3];
+	if (t->cfg.mode == UET_TSS_CLUSTER) {
+		rc = dkey_derive(t, &tmp, hdr->an, hdr->epoch,
+				 tss_rekey(t, hdr->tsc), id);
+		if (rc)
+			return rc;
+		key = &tmp.aead;
+	} else {
+		key = &t->direct[hdr->an];
+	}
+	clear = len - hl - UET_AEAD_TAG_LEN;
+	tss_iv(iv, id, hdr->epoch, hdr->tsc, tmp.valid ? tmp.mask : NULL);
+	rc = uet_aead_open(key, iv, aad,
+			   tss_aad(aad, src, dst, pkt, hl), pkt + hl, clear,
+			   out, pkt + hl + clear);
+	dkey_drop(&tmp);
+	return rc ? rc : (ssize_t)clear;
+}
+
 void uet_tss_bypass(struct uet_tss *t)
 {
 	t->st.in_bypass_pkts++;

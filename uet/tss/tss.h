@@ -17,6 +17,7 @@
 #include "uet/addr.h"
 #include "uet/time.h"
 #include "uet/tss.h"
+#include "uet/wire.h"
 
 struct uet_tss;
 
@@ -39,6 +40,14 @@ ssize_t uet_tss_seal(struct uet_tss *t, const struct uet_addr *dst,
 ssize_t uet_tss_open(struct uet_tss *t, const struct uet_addr *src,
 		     const uint8_t *pkt, size_t len, uint8_t *out,
 		     uet_time now);
+
+/* For tools reading captures: verify and decrypt a packet from src to
+ * dst with the domain's keys (its header in *hdr), keeping no state and
+ * counting nothing (no replay check). Length of the clear packet, or an
+ * error. */
+ssize_t uet_tss_peek(struct uet_tss *t, const struct uet_addr *src,
+		     const struct uet_addr *dst, const uint8_t *pkt,
+		     size_t len, uint8_t *out, struct uet_tss_hdr *hdr);
 
 /* A clear packet arrived for the secured endpoint: counted. */
 void uet_tss_bypass(struct uet_tss *t);

@@ -104,6 +104,41 @@ Test(tss, seal_then_open)
 
 /* Every single-byte change of a sealed packet is refused, and the
  * refusals leave no trace: the original still opens afterwards. */
+/* A capture reader opens what passed between any two addresses, as
+ * often as it likes, and leaves no trace. */
+Test(tss, peek_without_state)
+{
+	struct uet_tss_cfg ca = base_cfg(0xA1), cb = base_cfg(0xB2);
+	struct uet_tss *a, *d;
+	struct uet_addr src = addr4(1, 50000), dst = addr4(2, 4793);
+	uint8_t pkt[CAP], out[CAP], clear[CAP];
+	struct uet_tss_hdr h;
+	struct uet_tss_stats st;
+	size_t n;
+
+	for (int m = 0; m < 2; m++) {
+		ca.mode = cb.mode = m ? UET_TSS_CLUSTER : UET_TSS_DIRECT;
+		a = tss_open_cfg(&ca, 1);
+		d = tss_open_cfg(&cb, 77);	/* a bystander's address */
+		n = seal(a, pkt, 5);
+		clear_pkt(clear, 5);
+		for (int i = 0; i < 2; i++) {
+			cr_assert_eq(uet_tss_peek(d, &src, &dst, pkt, n, out,
+						  &h), CLEAR_LEN);
+			cr_assert_arr_eq(out, clear, CLEAR_LEN);
+			cr_assert_eq(h.ssi, 0xA1);
+		}
+		/* the addresses are authenticated: swapped, refused */
+		cr_assert_eq(uet_tss_peek(d, &dst, &src, pkt, n, out, &h),
+			     UET_ERR_TSS_AUTH);
+		uet_tss_stats(d, &st);
+		cr_assert_eq(st.in_auth_pkts + st.in_auth_fail_pkts +
+			     st.in_replay_pkts + st.sources, 0);
+		uet_tss_free(a);
+		uet_tss_free(d);
+	}
+}
+
 Test(tss, every_byte_tampered_is_refused)
 {
 	struct uet_tss_cfg ca = base_cfg(0xA1), cb = base_cfg(0xB2);
