@@ -261,6 +261,58 @@ filter_check "$P.ses.rsp_opcode == 2" '$2 == "ses.rsp_opcode" && $3 == 2'
 filter_check "$P.entropy.entropy" '$2 == "entropy.entropy"'
 filter_check "$P.tss.sp == 1" '$2 == "tss.sp" && $3 == 1'
 
+# ---- TSS: after the header, the ciphertext ("encrypted payload") and the
+# 16-byte ICV at the end, and the Info column says so; uetgen's TSS frames
+# all carry some ciphertext.
+echo "== TSS frames"
+awk '$2 == "tss.type" { print $1 }' "$tmp/all.want" | sort -un >"$tmp/tss.frames"
+tsl -r "$tmp/all.pcap" -T fields -E separator=/t -e frame.number \
+	-e "$P.tss.encrypted" -e "$P.tss.icv" -e _ws.col.Info >"$tmp/tss.tsv"
+ntss=$(wc -l <"$tmp/tss.frames")
+if [ "$ntss" -ge 8 ] && awk -F'\t' '
+	NR == FNR { tss[$1] = 1; next }
+	{
+		icv = $3; gsub(/:/, "", icv)
+		enc = $2; gsub(/:/, "", enc)
+		if ($1 in tss) {
+			if (length(icv) != 32 || enc == "" ||
+			    $4 !~ /TSS sdi=0x[0-9a-f]+ .*an=[01] epoch=[0-9]+ tsc=[0-9]+ \(encrypted [0-9]+ bytes, ICV 16\)/) {
+				print "FAIL: frame " $1 ": ICV " icv ", ciphertext " length(enc) / 2 " bytes, Info " $4
+				n++
+			}
+		} else if ($2 != "" || $3 != "") {
+			print "FAIL: frame " $1 ": ICV or ciphertext shown without TSS"
+			n++
+		}
+	}
+	END { exit n > 0 }' "$tmp/tss.frames" "$tmp/tss.tsv"; then
+	echo "ok: $ntss TSS frames show ciphertext, a 16-byte ICV and their header in Info"
+else
+	bad "TSS frames: $ntss, or ciphertext/ICV/Info wrong"
+fi
+
+# ---- raw IP: registered on ip.proto (IPv4 and IPv6) at the preference's
+# number, entropy header first.
+echo "== raw IP"
+awk '$2 == "entropy.entropy" { print $1 }' "$tmp/all.want" | sort -un |
+	tr '\n' ' ' >"$tmp/raw.want"
+tsl -r "$tmp/all.pcap" -Y "(ip.proto == 253 || ipv6.nxt == 253) && $P.entropy.entropy" \
+	-T fields -e frame.number | sort -un | tr '\n' ' ' >"$tmp/raw.got"
+if [ -s "$tmp/raw.want" ] && cmp -s "$tmp/raw.want" "$tmp/raw.got"; then
+	echo "ok: protocol 253 frames $(cat "$tmp/raw.got")decode with their entropy header"
+else
+	bad "raw IP: frames [$(cat "$tmp/raw.got")], manifest says [$(cat "$tmp/raw.want")]"
+fi
+n=$(tsl -o "$P.ip_proto:254" -r "$tmp/all.pcap" -Y "$P" -T fields \
+	-e frame.number | wc -l)
+nall=$(awk '{ print $1 }' "$tmp/all.want" | sort -u | wc -l)
+nraw=$(wc -w <"$tmp/raw.want")
+if [ "$n" -eq $((nall - nraw)) ]; then
+	echo "ok: with $P.ip_proto:254 the $nraw protocol 253 frames are not UET"
+else
+	bad "$P.ip_proto:254: $n UET frames, want $((nall - nraw))"
+fi
+
 # ---- the UDP heuristic: with no port registered, every UDP frame that
 # starts with a PDS header (no TSS, no raw-IP entropy header) is still
 # found and decoded the same (uet's ephemeral and spray ports).

@@ -202,7 +202,7 @@ field(U32, "tss.sdi", "Secure domain identifier (SDI)", DEC_HEX, nil, 0x00FFFFFF
 field(U32, "tss.ssi", "Secure source identifier (SSI)", HEX)
 field(U16, "tss.epoch", "Epoch", DEC)
 field(U64, "tss.tsc", "Transmit security counter (TSC)", DEC)
-field(BYTES, "tss.encrypted", "Encrypted data")
+field(BYTES, "tss.encrypted", "Encrypted payload")
 field(BYTES, "tss.icv", "Integrity check value (ICV)")
 
 -- PDS prologue (docs/protocol.md §3)
@@ -1083,13 +1083,17 @@ function Pkt:tss(off)
 	tt:add(F["tss.an"], tvb(off, 4))
 	tt:add(F["tss.sdi"], tvb(off, 4))
 	local o = off + 4
+	local note = string.format("TSS sdi=0x%06x", tvb(off + 1, 3):uint())
 	if sp then
 		tt:add(F["tss.ssi"], tvb(o, 4))
+		note = note .. string.format(" ssi=0x%08x", tvb(o, 4):uint())
 		o = o + 4
 	end
 	tt:add(F["tss.epoch"], tvb(o, 2))
 	tt:add(F["tss.tsc"], tvb(o + 2, 6), tvb(o + 2, 6):uint64())
-	self:note(string.format("TSS sdi=0x%06x", tvb(off + 1, 3):uint()))
+	self:note(string.format("%s an=%d epoch=%d tsc=%s", note,
+		bit_set(tvb(off, 1):uint(), 0x01) and 1 or 0, tvb(o, 2):uint(),
+		tostring(tvb(o + 2, 6):uint64())))
 	return len
 end
 
@@ -1118,6 +1122,14 @@ function Pkt:dissect(off, with_entropy)
 		local rest = tvb:len() - off
 		if rest >= 16 then
 			self.trailer = 16
+		else
+			self:error(root, E.truncated, string.format(
+				"No room for the 16-byte ICV: %d bytes after the TSS header",
+				rest), off)
+		end
+		if not uet.prefs.tss_cleartext and self.trailer == 16 then
+			self:note(string.format("(encrypted %d bytes, ICV 16)",
+				rest - 16))
 		end
 		if not uet.prefs.tss_cleartext then
 			if rest > self.trailer then

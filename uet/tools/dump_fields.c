@@ -298,13 +298,16 @@ static void fields_ses_rsp(FILE *f, const struct uet_ses_rsp *r)
 	}
 }
 
-void dump_fields(FILE *f, const struct uet_pkt *p)
+void dump_fields(FILE *f, const struct uet_pkt *p,
+		 const struct uet_pkt *clear)
 {
 	if (p->has_entropy)
 		pu(f, "entropy.entropy", p->entropy.entropy);
 	if (p->has_tss) {
 		fields_tss(f, &p->tss);
-		return;		/* the rest is ciphertext */
+		if (!clear)
+			return;		/* the rest is ciphertext */
+		p = clear;
 	}
 	fields_pds(f, &p->pds);
 	if (p->has_req)

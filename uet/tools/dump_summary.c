@@ -179,18 +179,35 @@ static void summary_ses_rsp(FILE *f, const struct uet_ses_rsp *r)
 	}
 }
 
-void dump_summary(FILE *f, const struct uet_pkt *p)
+void dump_summary_tss(FILE *f, const struct uet_pkt *p, bool decrypted)
 {
 	if (p->has_entropy)
 		fprintf(f, " ev %u", p->entropy.entropy);
+	fprintf(f, " TSS sdi=0x%06" PRIx32, p->tss.sdi);
+	if (p->tss.sp)
+		fprintf(f, " ssi=0x%08" PRIx32, p->tss.ssi);
+	fprintf(f, " an=%u epoch=%u tsc=%" PRIu64, p->tss.an, p->tss.epoch,
+		p->tss.tsc);
+	if (decrypted)
+		fprintf(f, " [decrypted]");
+	else if (p->payload_len >= UET_TSS_ICV_LEN)
+		fprintf(f, " (encrypted %zu bytes, ICV %u)",
+			p->payload_len - UET_TSS_ICV_LEN, UET_TSS_ICV_LEN);
+	else
+		fprintf(f, " (%zu bytes, no room for the ICV)",
+			p->payload_len);
+}
+
+void dump_summary(FILE *f, const struct uet_pkt *p,
+		  const struct uet_pkt *clear)
+{
 	if (p->has_tss) {
-		fprintf(f, " TSS sdi=%" PRIu32, p->tss.sdi);
-		if (p->tss.sp)
-			fprintf(f, " ssi=%" PRIu32, p->tss.ssi);
-		fprintf(f, " an=%u epoch=%u tsc=%" PRIu64
-			" (encrypted %zu bytes)", p->tss.an, p->tss.epoch,
-			p->tss.tsc, p->payload_len);
-		return;
+		dump_summary_tss(f, p, clear);
+		if (!clear)
+			return;
+		p = clear;
+	} else if (p->has_entropy) {
+		fprintf(f, " ev %u", p->entropy.entropy);
 	}
 	summary_pds(f, &p->pds);
 	if (p->has_req)

@@ -11,6 +11,18 @@
 #    frame must be reported malformed with the manifest's reason, every
 #    good frame (including those after a bad one) must still decode with
 #    the manifest's fields, and the malformed count must match.
+# 4. TSS: uetgen seals some frames through uet/tss with two test domains
+#    and writes their key files. Without -K a TSS frame shows its header
+#    and "(encrypted ...)"; with -K the sealed frames must show
+#    [decrypted] and exactly the fields uetgen put inside (its -s list),
+#    and the others (unknown SDI, a flipped bit, no key for the AN) their
+#    reason, all counted; one that verifies but holds a malformed packet
+#    is shown malformed with the decoder's reason. Key files that group or others may read, that
+#    are symbolic links, not regular files, someone else's or unparsable
+#    are refused with a clear error and nothing decoded.
+# 5. Raw IP: the frames of protocol 253 show their entropy header, and
+#    -P moves the protocol; with editcap, the capture as link type raw IP
+#    (no Ethernet header) reads the same, keys included.
 set -u
 
 top_builddir=${top_builddir:-.}
@@ -130,6 +142,62 @@ check_names() {
 	}' "$1" "$2"
 }
 
+# With -K: each frame of the -s list ($1) must have the summary ($2) its
+# content names after "[decrypted]", or "[not verified: reason]", or
+# "[decrypted] malformed: reason"; every other TSS frame of the manifest
+# ($3) "(encrypted". One line per problem.
+check_keys() {
+	awk "$names_awk"'
+	FILENAME == ARGV[1] {
+		if ($2 == "unverified" || $2 == "malformed") {
+			r = $0; sub(/^[^ ]+ [^ ]+ /, "", r)
+			if ($2 == "unverified") unv[$1] = r
+			else bad[$1] = r
+		}
+		if ($2 == "pds.type") want[$1] = want[$1] " " pds[$3]
+		if ($2 == "pds.ctl_type") want[$1] = want[$1] " " ctl[$3]
+		if ($2 == "ses.opcode") want[$1] = want[$1] " " op[$3]
+		if ($2 == "ses.rsp_opcode") want[$1] = want[$1] " " rsp[$3]
+		inner[$1] = 1
+		next
+	}
+	FILENAME == ARGV[2] {
+		f = $1; line = $0; sub(/^[^ ]+ /, "", line)
+		sum[f] = line
+		next
+	}
+	$2 == "tss.type" { tss[$1] = 1 }
+	END {
+		for (f in tss) {
+			line = sum[f]
+			if (f in unv) {
+				if (index(line, "(encrypted ") == 0 ||
+				    index(line, "[not verified: " unv[f] "]") == 0)
+					print "frame " f ": want not verified: " unv[f] ": " line
+			} else if (f in bad) {
+				if (index(line, " [decrypted] malformed: " bad[f] " (") == 0)
+					print "frame " f ": want decrypted, malformed: " bad[f] ": " line
+			} else if (f in inner) {
+				n = split(want[f], w, " ")
+				i = index(line, " [decrypted] ")
+				if (i == 0 || n == 0)
+					print "frame " f ": not decrypted: " line
+				rest = substr(line, i)
+				for (k = 1; k <= n; k++)
+					if (index(rest " ", " " w[k] " ") == 0 &&
+					    index(rest, " " w[k] ",") == 0)
+						print "frame " f ": decrypted summary lacks \"" w[k] "\": " line
+			} else if (index(line, "(encrypted ") == 0 ||
+				   index(line, "[decrypted]") || index(line, "[not verified")) {
+				print "frame " f ": TSS frame not in the -s list: " line
+			}
+		}
+		for (f in inner)
+			if (!(f in tss))
+				print "frame " f ": in the -s list, not TSS in the manifest"
+	}' "$1" "$2" "$3"
+}
+
 # Runs uetdump -v on capture $1 (manifest $2), checks everything; $3 =
 # expected malformed count.
 check_capture() {
@@ -200,7 +268,8 @@ else
 fi
 
 # 2. one packet of every kind
-if "$UETGEN" -w "$tmp/all.pcap" -m "$tmp/all.man"; then
+if "$UETGEN" -w "$tmp/all.pcap" -m "$tmp/all.man" -s "$tmp/all.sec" \
+	-K "$tmp/k"; then
 	nframes=$(awk '{ print $1 }' "$tmp/all.man" | sort -un | wc -l)
 	check_capture "$tmp/all.pcap" "$tmp/all.man" 0
 	# the summary alone (no -v) is the same lines without the fields
@@ -255,6 +324,134 @@ if "$UETGEN" -w "$tmp/all.pcap" -m "$tmp/all.man"; then
 	fi
 else
 	fail "uetgen -w -m failed"
+fi
+
+# 4. TSS
+ntss=$(awk '$2 == "tss.type"' "$tmp/all.man" | wc -l)
+nunv=$(awk '$2 == "unverified"' "$tmp/all.sec" | wc -l)
+ndec=$(awk '$2 != "unverified" { print $1 }' "$tmp/all.sec" | sort -u | wc -l)
+nmal=$(awk '$2 == "malformed"' "$tmp/all.sec" | wc -l)
+if [ "$ntss" -lt 8 ] || [ "$ndec" -lt 4 ] || [ "$nunv" -lt 4 ] ||
+   [ "$nmal" -lt 1 ] ||
+   ! grep -q ' unverified authentication failed$' "$tmp/all.sec" ||
+   ! grep -q ' unverified unknown SDI$' "$tmp/all.sec"; then
+	fail "uetgen: $ntss TSS frames, $ndec sealed, $nunv not to open; want more"
+else
+	pass
+fi
+# without a key: the header and "(encrypted", for every TSS frame
+n=$(grep -c ' TSS sdi=0x[0-9a-f]* .*an=[01] epoch=[0-9]* tsc=[0-9]* (encrypted [0-9]* bytes, ICV 16)$' \
+	"$tmp/plain.out")
+if [ "$n" -eq "$ntss" ] && ! grep -q 'decrypted\|not verified' "$tmp/plain.out"; then
+	pass
+else
+	fail "without -K: $n of $ntss TSS frames shown with header and (encrypted ...)"
+fi
+keys="-K $tmp/k-direct.key -K $tmp/k-cluster.key"
+# shellcheck disable=SC2086
+if "$UETDUMP" -v $keys -r "$tmp/all.pcap" >"$tmp/key.out" 2>"$tmp/key.err"; then
+	pass
+else
+	fail "uetdump -K: exit status $?: $(cat "$tmp/key.err")"
+fi
+# the fields: the manifest's and what was sealed inside
+{ manifest_fields "$tmp/all.man"
+  awk '$2 != "unverified" && $2 != "malformed"' "$tmp/all.sec" |
+	manifest_fields /dev/stdin
+} | sort >"$tmp/key.want"
+fields_of "$tmp/key.out" | sort >"$tmp/key.got"
+if ! diff "$tmp/key.want" "$tmp/key.got" >"$tmp/key.diff"; then
+	fail "-K fields differ from manifest + secrets (< want, > uetdump):"
+	sed 's/^/    /' "$tmp/key.diff" | head -40 >&2
+else
+	pass
+fi
+summaries_of "$tmp/key.out" >"$tmp/key.sum"
+check_keys "$tmp/all.sec" "$tmp/key.sum" "$tmp/all.man" >"$tmp/key.names"
+if [ -s "$tmp/key.names" ]; then
+	fail "-K summary lines:"
+	sed 's/^/    /' "$tmp/key.names" | head -20 >&2
+else
+	pass
+fi
+# frames without TSS read the same with and without keys
+grep -v ' TSS ' "$tmp/plain.out" >"$tmp/plain.clear"
+if grep -v ' TSS ' "$tmp/key.out" | grep '^[^ ]' |
+   cmp -s - "$tmp/plain.clear"; then
+	pass
+else
+	fail "-K changed the lines of clear frames"
+fi
+want="uetdump: $nframes packets, $nframes UET, $nmal malformed, $ndec decrypted, $((ntss - ndec)) not verified"
+if grep -qx "$want" "$tmp/key.err"; then
+	pass
+else
+	fail "-K: want '$want', got: $(cat "$tmp/key.err")"
+fi
+# one domain only: the other's frames are of an unknown SDI
+n=$("$UETDUMP" -K "$tmp/k-direct.key" -r "$tmp/all.pcap" 2>&1 |
+	grep -c 'sdi=0x5e0002 .*\[not verified: unknown SDI\]')
+[ "$n" -ge 2 ] && pass || fail "-K direct only: $n cluster frames of unknown SDI"
+
+# key files refused: nothing decoded, exit 1, the reason on stderr
+refuse() {	# $1 key file, $2 expected words, $3 what
+	if "$UETDUMP" -K "$1" -r "$tmp/all.pcap" >"$tmp/ref.out" 2>"$tmp/ref.err"; then
+		fail "$3: uetdump -K accepted it"
+	elif [ -s "$tmp/ref.out" ] || ! grep -q "^uetdump: key file $1: .*$2" "$tmp/ref.err"; then
+		fail "$3: want '$2' and no output, got: $(cat "$tmp/ref.err" "$tmp/ref.out" | head -3)"
+	elif grep -q "$(tail -c 20 "$tmp/k-direct.key" | tr -d '\n')" "$tmp/ref.err"; then
+		fail "$3: the error quotes key material"
+	else
+		pass
+	fi
+}
+for mode in 640 604 660 644 602 610; do
+	cp "$tmp/k-direct.key" "$tmp/perm.key" && chmod "$mode" "$tmp/perm.key"
+	refuse "$tmp/perm.key" "group or others may access it (mode $mode)" "mode $mode"
+done
+chmod 600 "$tmp/perm.key"
+if "$UETDUMP" -K "$tmp/perm.key" -r "$tmp/all.pcap" >/dev/null 2>&1; then
+	pass
+else
+	fail "a copy of the key file at mode 600 is refused"
+fi
+ln -s "$tmp/k-direct.key" "$tmp/link.key"
+refuse "$tmp/link.key" "symbolic link" "symbolic link"
+mkdir -m 700 "$tmp/dir.key"
+refuse "$tmp/dir.key" "not a regular file" "directory"
+refuse "$tmp/none.key" "No such file" "missing file"
+sed 's/^\(key0 .*\).$/\1/' "$tmp/k-direct.key" >"$tmp/short.key"
+chmod 600 "$tmp/short.key"
+refuse "$tmp/short.key" "line [0-9]*: a key is 64 hex digits" "63-digit key"
+if [ "$(id -u)" = 0 ]; then
+	cp "$tmp/k-direct.key" "$tmp/other.key"
+	chmod 600 "$tmp/other.key" && chown 65534 "$tmp/other.key" &&
+		refuse "$tmp/other.key" "owned by uid 65534" "someone else's file"
+fi
+
+# 5. raw IP: the entropy header is the summary's "ev" and a field
+nraw=$(awk '$2 == "entropy.entropy"' "$tmp/all.man" | wc -l)
+# (uetgen's addresses; no port after them)
+n=$(grep -Ec ' (192\.0\.2\.1|2001:db8::1) > (192\.0\.2\.2|2001:db8::2): UET ev [0-9]' \
+	"$tmp/plain.out")
+if [ "$nraw" -ge 4 ] && [ "$n" -eq "$nraw" ]; then
+	pass
+else
+	fail "raw IP: $n frames without ports shown with ev, manifest has $nraw"
+fi
+# another protocol number: frames of 253 are not UET any more
+n=$("$UETDUMP" -P 254 -r "$tmp/all.pcap" 2>/dev/null | grep -c 'not UET (IP protocol)')
+[ "$n" -eq "$nraw" ] && pass || fail "-P 254: $n of $nraw raw IP frames not UET"
+EDITCAP=${EDITCAP:-$(command -v editcap 2>/dev/null)}
+if [ -n "$EDITCAP" ] && [ -x "$EDITCAP" ]; then
+	# shellcheck disable=SC2086
+	if "$EDITCAP" -C 14 -T rawip "$tmp/all.pcap" "$tmp/rawip.pcap" &&
+	   "$UETDUMP" $keys -r "$tmp/rawip.pcap" >"$tmp/rawip.out" 2>&1 &&
+	   "$UETDUMP" $keys -r "$tmp/all.pcap" 2>&1 | cmp -s - "$tmp/rawip.out"; then
+		pass
+	else
+		fail "link type raw IP (editcap -T rawip) reads differently"
+	fi
 fi
 
 # 3. malformed packets between good ones

@@ -6,6 +6,8 @@
  * entropy, docs/protocol.md §1.2) or the UET IP protocol (entropy header
  * first, docs/protocol.md §1.3). Malformed packets are shown with the
  * decoder's reason and their bytes in hex; decoding continues with the next
+ * packet. With -K, TSS packets are verified and decrypted with the key
+ * files' secure domains and what is inside is decoded like a clear
  * packet. */
 #include "config.h"
 
@@ -43,6 +45,9 @@ struct uetdump {
 	uint64_t packets;
 	uint64_t uet;
 	uint64_t malformed;
+	struct dump_keys *keys;	/* -K */
+	uint64_t decrypted;
+	uint64_t unverified;	/* TSS packets no key opened */
 };
 
 /* Where the UET bytes of a frame are and who sent them. */
@@ -69,8 +74,8 @@ static uint16_t get16(const uint8_t *p)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: uetdump [-av] [-c COUNT] [-p PORT] [-P PROTO] -r FILE [FILTER...]\n"
-		"       uetdump [-av] [-c COUNT] [-p PORT] [-P PROTO] -i IFACE [FILTER...]\n"
+		"Usage: uetdump [-av] [-c COUNT] [-K KEYFILE] [-p PORT] [-P PROTO] -r FILE [FILTER...]\n"
+		"       uetdump [-av] [-c COUNT] [-K KEYFILE] [-p PORT] [-P PROTO] -i IFACE [FILTER...]\n"
 		"Print Ultra Ethernet Transport packets.\n"
 		"  -r FILE   read packets from a pcap file ('-' = stdin)\n"
 		"  -i IFACE  capture live on IFACE (needs CAP_NET_RAW)\n"
@@ -78,6 +83,9 @@ static void usage(FILE *f)
 		"  -a        decode every UDP packet as UET, whatever its ports\n"
 		"            (FI_UET_PCAP captures; endpoints off the IANA port)\n"
 		"  -P PROTO  UET IP protocol for raw-IP mode (default %u)\n"
+		"  -K FILE   TSS key file (FI_UET_KEY_FILE format, mode 600):\n"
+		"            verify and decrypt TSS packets of its secure domain\n"
+		"            (may be repeated)\n"
 		"  -c COUNT  stop after COUNT packets\n"
 		"  -v        print every header field as name=value\n"
 		"  -h        show this help\n"
@@ -307,9 +315,59 @@ trunc:
 	return -2;
 }
 
+static void frame_addr(struct uet_addr *a, const struct frame *fr,
+		       const uint8_t *ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->af = fr->ipv6 ? UET_AF_INET6 : UET_AF_INET;
+	memcpy(a->ip, ip, fr->ipv6 ? 16 : 4);
+}
+
+/* A TSS packet opened with -K: 1 and *clear decoded (its bytes in buf),
+ * 0 when no key opened it (*why), -1 when what it decrypted to does not
+ * decode (shown, counted malformed). */
+static int open_tss(struct uetdump *d, const struct frame *fr,
+		    const struct uet_pkt *p, struct uet_pkt *clear,
+		    uint8_t *buf, const char **why)
+{
+	size_t off = p->has_entropy ? UET_ENTROPY_HDR_LEN : 0;
+	const uint8_t *tss = fr->uet + off;
+	size_t len = fr->uet_len - off;
+	struct uet_addr src, dst;
+	ssize_t n;
+	int ret;
+
+	frame_addr(&src, fr, fr->src);
+	frame_addr(&dst, fr, fr->dst);
+	n = dump_keys_open(d->keys, &src, &dst, tss, len, buf, why);
+	if (n < 0) {
+		if (fr->truncated)
+			*why = "truncated capture";
+		d->unverified++;
+		return 0;
+	}
+	d->decrypted++;
+	ret = uet_pkt_decode(clear, buf, (size_t)n, 0);
+	if (ret >= 0 && clear->has_tss)
+		ret = UET_ERR_WIRE_TYPE;	/* TSS inside TSS */
+	if (ret < 0) {
+		d->malformed++;
+		dump_summary_tss(stdout, p, true);
+		printf(" malformed: %s (%zd bytes)\n", uet_err_str(ret), n);
+		if (d->verbose)
+			dump_fields(stdout, p, NULL);
+		print_hex(buf, (size_t)n);
+		return -1;
+	}
+	return 1;
+}
+
 static void dump_uet(struct uetdump *d, const struct frame *fr)
 {
-	struct uet_pkt pkt;
+	static uint8_t clear_buf[65536];
+	struct uet_pkt pkt, clear;
+	const char *why = NULL;
+	bool opened = false;
 	int ret;
 
 	d->uet++;
@@ -325,6 +383,10 @@ static void dump_uet(struct uetdump *d, const struct frame *fr)
 
 	ret = uet_pkt_decode(&pkt, fr->uet, fr->uet_len,
 			     fr->raw_ip ? UET_PKT_ENTROPY : 0);
+	/* Not even an ICV after the TSS header: no TSS packet at all. */
+	if (ret >= 0 && pkt.has_tss && !fr->truncated &&
+	    pkt.payload_len < UET_TSS_ICV_LEN)
+		ret = UET_ERR_WIRE_TRUNC;
 	if (ret < 0) {
 		d->malformed++;
 		printf(" malformed: %s%s (%zu bytes)\n", uet_err_str(ret),
@@ -333,12 +395,20 @@ static void dump_uet(struct uetdump *d, const struct frame *fr)
 		print_hex(fr->uet, fr->uet_len);
 		return;
 	}
-	dump_summary(stdout, &pkt);
+	if (pkt.has_tss && d->keys->n) {
+		ret = open_tss(d, fr, &pkt, &clear, clear_buf, &why);
+		if (ret < 0)
+			return;
+		opened = ret;
+	}
+	dump_summary(stdout, &pkt, opened ? &clear : NULL);
+	if (why)
+		printf(" [not verified: %s]", why);
 	if (fr->truncated)
 		printf(" [truncated capture]");
 	putchar('\n');
 	if (d->verbose)
-		dump_fields(stdout, &pkt);
+		dump_fields(stdout, &pkt, opened ? &clear : NULL);
 }
 
 static void on_packet(u_char *user, const struct pcap_pkthdr *h,
@@ -462,13 +532,15 @@ static bool link_supported(int dlt)
 	return false;
 }
 
-int main(int argc, char **argv)
+static int uetdump_main(struct dump_keys *keys, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct uetdump d = { .port = UET_UDP_PORT, .proto = UET_IPPROTO };
+	struct uetdump d = {
+		.port = UET_UDP_PORT, .proto = UET_IPPROTO, .keys = keys,
+	};
 	const char *file = NULL, *iface = NULL;
 	char err[PCAP_ERRBUF_SIZE], deflt[128];
 	struct bpf_program prog;
@@ -477,7 +549,7 @@ int main(int argc, char **argv)
 	pcap_t *p;
 	int c, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "r:i:p:P:c:avh", longopts,
+	while ((c = getopt_long(argc, argv, "r:i:p:P:c:K:avh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -500,6 +572,12 @@ int main(int argc, char **argv)
 			if (!parse_num(optarg, INT_MAX, &v) || !v)
 				goto bad_arg;
 			count = v;
+			break;
+		case 'K':
+			if (dump_keys_add(keys, optarg, err, sizeof(err))) {
+				fprintf(stderr, "uetdump: key file %s\n", err);
+				return 1;
+			}
 			break;
 		case 'a':
 			d.any_port = true;
@@ -587,7 +665,11 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	fprintf(stderr, "uetdump: %" PRIu64 " packets, %" PRIu64 " UET, %"
-		PRIu64 " malformed\n", d.packets, d.uet, d.malformed);
+		PRIu64 " malformed", d.packets, d.uet, d.malformed);
+	if (d.keys->n)
+		fprintf(stderr, ", %" PRIu64 " decrypted, %" PRIu64
+			" not verified", d.decrypted, d.unverified);
+	fputc('\n', stderr);
 out:
 	live = NULL;
 	pcap_close(p);
@@ -596,4 +678,14 @@ out:
 bad_arg:
 	fprintf(stderr, "uetdump: bad value '%s' for -%c\n", optarg, c);
 	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct dump_keys keys = { 0 };
+	int ret;
+
+	ret = uetdump_main(&keys, argc, argv);
+	dump_keys_free(&keys);
+	return ret;
 }

@@ -3,7 +3,8 @@
  * encoded, so that uetdump and the Wireshark dissector can be checked
  * against known input.
  *
- *   uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [--bad]
+ *   uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [-s SECRETS] [-K PREFIX]
+ *          [--bad]
  *
  * Manifest: one line per field per frame, "<frame> <name> <value>", names
  * from uet/tools/FIELDS.md, frames numbered from 1, values decimal (signed
@@ -11,21 +12,33 @@
  * structs handed to the encoder, never from decoding. Without -m it goes
  * to stdout. -l writes "<frame> <description>" lines.
  *
+ * TSS: some frames are sealed through uet/tss with two test secure
+ * domains (direct and cluster mode, fixed keys: nothing secret); -K
+ * writes their key files PREFIX-direct.key and PREFIX-cluster.key. The
+ * manifest has what a reader without keys sees (entropy and TSS header);
+ * -s writes, in the same form, the fields found inside once decrypted,
+ * or "<frame> unverified <reason>" for a TSS frame the keys must not
+ * open (reason as uetdump words it).
+ *
  * --bad writes a capture of malformed packets between good ones instead;
  * a malformed frame's manifest line is "<frame> malformed <reason>", the
  * reason being uet_err_str() of the error the decoder must report.
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "uet/pcap.h"
 #include "uet/wire.h"
+#include "../tss/tss.h"
 
 /* 2023-11-14 22:13:20 UTC; frames 1.000001 ms apart. */
 #define GEN_TS_BASE	1700000000000000000ull
@@ -37,9 +50,16 @@
 
 enum gen_encap { GEN_UDP4, GEN_UDP6, GEN_RAW4, GEN_RAW6 };
 
+/* The test secure domains. The cluster key file holds key0 only, so a
+ * packet sealed with its AN 1 key has no key at the reader. */
+#define GEN_SDI_DIRECT	0x5e0001
+#define GEN_SDI_CLUSTER	0x5e0002
+#define GEN_REKEY_SHIFT	20	/* cluster: a new key every 2^20 TSCs */
+
 struct gen {
 	struct uet_pcap *pc;
 	FILE *man;
+	FILE *secret;		/* -s: what decryption shows */
 	FILE *list;
 	unsigned frame;		/* number of the frame being built */
 };
@@ -360,6 +380,167 @@ static void frame_end(struct gen *g, const struct uet_pkt *p,
 	describe(g, what);
 }
 
+/* ---- TSS frames, sealed by uet/tss ---- */
+
+static void gen_key(uint8_t key[UET_TSS_KEY_LEN], bool cluster, unsigned an)
+{
+	for (unsigned i = 0; i < UET_TSS_KEY_LEN; i++)
+		key[i] = (uint8_t)((cluster ? 0xc0 : 0x40 + 0x40 * an) + i);
+}
+
+static void gen_tss_cfg(struct uet_tss_cfg *c, bool cluster, unsigned an,
+			unsigned s)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = cluster ? UET_TSS_CLUSTER : UET_TSS_DIRECT;
+	c->sdi = cluster ? GEN_SDI_CLUSTER : GEN_SDI_DIRECT;
+	for (unsigned k = 0; k < 2; k++) {
+		gen_key(c->key[k], cluster, k);
+		c->has_key[k] = true;
+	}
+	c->an = (uint8_t)an;
+	c->epoch = (uint16_t)(0x100 + s);
+	c->ssi = 0x55510000u + s;
+	c->tsc_start = 0xa0000000ull + s * 0x100001ull;
+	if (cluster)
+		c->rekey_shift = GEN_REKEY_SHIFT;
+}
+
+static void key_line(FILE *f, const char *name, bool cluster, unsigned an)
+{
+	uint8_t key[UET_TSS_KEY_LEN];
+
+	gen_key(key, cluster, an);
+	fprintf(f, "%s ", name);
+	for (unsigned i = 0; i < UET_TSS_KEY_LEN; i++)
+		fprintf(f, "%02x", key[i]);
+	fputc('\n', f);
+}
+
+/* PREFIX-direct.key and PREFIX-cluster.key, mode 600 as a key file must
+ * be. */
+static void write_keys(const char *prefix)
+{
+	for (int cluster = 0; cluster < 2; cluster++) {
+		char path[4096];
+		FILE *f;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s-%s.key", prefix,
+			 cluster ? "cluster" : "direct");
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+			  0600);
+		if (fd < 0 || fchmod(fd, 0600) || !(f = fdopen(fd, "w")))
+			die("%s: cannot create", path);
+		fprintf(f, "# uetgen's test secure domain: its keys are in "
+			"uetgen.c, not secret\n");
+		fprintf(f, "sdi 0x%06x\nmode %s\n",
+			cluster ? GEN_SDI_CLUSTER : GEN_SDI_DIRECT,
+			cluster ? "cluster" : "direct");
+		key_line(f, "key0", cluster, 0);
+		if (!cluster)
+			key_line(f, "key1", cluster, 1);
+		else
+			fprintf(f, "rekey_shift %u\n", GEN_REKEY_SHIFT);
+		if (fclose(f))
+			die("%s: write failed", path);
+	}
+}
+
+static void meta_addr(struct uet_addr *a, const struct uet_pcap_meta *m,
+		      const uint8_t *ip)
+{
+	memset(a, 0, sizeof(*a));
+	a->af = m->ipv6 ? UET_AF_INET6 : UET_AF_INET;
+	memcpy(a->ip, ip, m->ipv6 ? 16 : 4);
+}
+
+/* -s: the last frame is TSS that the test keys must not open. */
+static void secret_unverified(struct gen *g, const char *why)
+{
+	if (g->secret)
+		fprintf(g->secret, "%u unverified %s\n", g->frame, why);
+}
+
+/* How frame_sealed seals, and what -s says about the frame. */
+struct seal {
+	bool cluster;		/* which test domain */
+	unsigned an;
+	size_t flip;		/* > 0: flip a bit of ciphertext byte
+				 * flip - 1 */
+	uint8_t byte0;		/* > 0: the clear packet's first byte,
+				 * sealed as it is (a malformed packet
+				 * inside) */
+	const char *secret;	/* -s line instead of the inner fields:
+				 * "unverified <why>" or "malformed <why>" */
+};
+
+/* Seals the clear packet p (plen payload bytes) with a test domain, from
+ * m's source to its destination, the entropy header (raw IP) outside the
+ * seal. The manifest gets the outer headers, -s the inner ones or
+ * sl->secret. */
+static void frame_sealed(struct gen *g, struct uet_pkt *p,
+			 const struct uet_pcap_meta *m, size_t plen,
+			 const struct seal *sl, const char *what)
+{
+	uint8_t buf[2048];
+	size_t off = p->has_entropy ? UET_ENTROPY_HDR_LEN : 0;
+	struct uet_pkt outer = { 0 };
+	struct uet_addr src, dst;
+	struct uet_tss_cfg cfg;
+	struct uet_tss *t;
+	ssize_t sealed;
+	FILE *man;
+	int n;
+
+	outer.has_entropy = p->has_entropy;
+	outer.entropy = p->entropy;
+	p->has_entropy = false;
+	n = uet_pkt_encode(buf + off, sizeof(buf) - off, p);
+	if (n < 0)
+		die("frame %u (%s): encode: %s", g->frame, what,
+		    uet_err_str(n));
+	if (off + n + plen + uet_tss_overhead() > sizeof(buf))
+		die("frame %u: payload too long", g->frame);
+	fill(buf + off + n, plen, g->frame);
+	if (sl->byte0)
+		buf[off] = sl->byte0;
+
+	gen_tss_cfg(&cfg, sl->cluster, sl->an, g->frame);
+	meta_addr(&src, m, m->src);
+	meta_addr(&dst, m, m->dst);
+	if (uet_tss_new(&t, &cfg, &src))
+		die("frame %u: uet_tss_new failed", g->frame);
+	sealed = uet_tss_seal(t, &dst, buf + off, n + plen, sizeof(buf) - off);
+	uet_tss_free(t);
+	if (sealed < 0)
+		die("frame %u: seal: %s", g->frame, uet_err_str((int)sealed));
+	if (outer.has_entropy &&
+	    uet_entropy_hdr_encode(buf, off, &outer.entropy) < 0)
+		die("frame %u: entropy header", g->frame);
+	if (sl->flip)
+		buf[off + UET_TSS_HDR_SSI_LEN + sl->flip - 1] ^= 0x10;
+	write_frame(g, m, buf, off + (size_t)sealed);
+
+	outer.has_tss = true;
+	outer.tss.sp = true;
+	outer.tss.an = sl->an;
+	outer.tss.sdi = cfg.sdi;
+	outer.tss.ssi = cfg.ssi;
+	outer.tss.epoch = cfg.epoch;
+	outer.tss.tsc = cfg.tsc_start;
+	man_pkt(g, &outer);
+	man = g->man;
+	if (g->secret && sl->secret) {
+		fprintf(g->secret, "%u %s\n", g->frame, sl->secret);
+	} else if (g->secret) {
+		g->man = g->secret;
+		man_pkt(g, p);
+		g->man = man;
+	}
+	describe(g, what);
+}
+
 /* Field values: distinct per field and per frame `s`, within widths. */
 static void pds_req(struct uet_pds_hdr *h, uint8_t type, uint8_t nh,
 		    uint8_t flags, unsigned s)
@@ -553,6 +734,7 @@ static void gen_all(struct gen *g)
 	struct uet_pcap_meta m;
 	struct uet_pkt p;
 	unsigned s, ctl;
+	char why[80];
 
 	frame_begin(g, &p, &m, GEN_RAW4, 0);
 	s = g->frame;
@@ -574,18 +756,21 @@ static void gen_all(struct gen *g)
 	tss(&p.tss, true, false, g->frame);
 	frame_end(g, &p, &m, 40 + UET_TSS_ICV_LEN,
 		  "raw IPv4 entropy + TSS with SSI + ciphertext + ICV");
+	secret_unverified(g, "unknown SDI");
 
 	frame_begin(g, &p, &m, GEN_UDP4, 0);
 	p.has_tss = true;
 	tss(&p.tss, false, true, g->frame);
 	frame_end(g, &p, &m, 24 + UET_TSS_ICV_LEN,
 		  "TSS without SSI + ciphertext + ICV");
+	secret_unverified(g, "unknown SDI");
 
 	frame_begin(g, &p, &m, GEN_UDP6, 0);
 	p.has_tss = true;
 	tss(&p.tss, true, true, g->frame);
 	frame_end(g, &p, &m, 33 + UET_TSS_ICV_LEN,
 		  "IPv6 TSS with SSI + ciphertext + ICV");
+	secret_unverified(g, "unknown SDI");
 
 	frame_begin(g, &p, &m, GEN_UDP4, 0);
 	s = g->frame;
@@ -817,6 +1002,66 @@ static void gen_all(struct gen *g)
 	ses_small(&p.req, UET_SES_DATAGRAM_SEND, s, 4);
 	frame_end(g, &p, &m, 4,
 		"raw IPv6 entropy + UUD_REQ + small DATAGRAM_SEND");
+
+	/* Sealed through uet/tss with the test domains (-K, -s). */
+	frame_begin(g, &p, &m, GEN_UDP4, 0);
+	s = g->frame;
+	pds_req(&p.pds, UET_PDS_RUD_REQ, UET_NH_REQ_STD,
+		UET_PDS_F_SYN | UET_PDS_F_AR, s);
+	p.has_req = true;
+	ses_std(&p.req, UET_SES_TAGGED_SEND, UET_SES_F_SOM | UET_SES_F_EOM,
+		s, 0);
+	frame_sealed(g, &p, &m, 32, &(struct seal){ .an = 0 },
+		     "sealed direct AN 0: RUD_REQ SYN + std TAGGED_SEND");
+
+	frame_begin(g, &p, &m, GEN_RAW6, GEN_DSCP_EF);
+	s = g->frame;
+	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_RSP, 0, s);
+	p.has_rsp = true;
+	ses_rsp(&p.rsp, UET_NH_RSP, UET_SES_RESPONSE, UET_RC_OK, s, 0);
+	frame_sealed(g, &p, &m, 0, &(struct seal){ .an = 1 },
+		     "raw IPv6 entropy + sealed direct AN 1: ACK + response");
+
+	frame_begin(g, &p, &m, GEN_RAW4, 0);
+	s = g->frame;
+	pds_req(&p.pds, UET_PDS_ROD_REQ, UET_NH_REQ_MEDIUM, 0, s);
+	p.has_req = true;
+	ses_medium(&p.req, UET_SES_WRITE, 0, s, 8);
+	frame_sealed(g, &p, &m, 8, &(struct seal){ .cluster = true },
+		     "raw IPv4 entropy + sealed cluster: ROD_REQ + medium "
+		     "WRITE");
+
+	frame_begin(g, &p, &m, GEN_UDP6, GEN_DSCP_EF);
+	pds_ctrl(&p.pds, UET_CTL_ACK_REQ, UET_PDS_F_AR, g->frame);
+	frame_sealed(g, &p, &m, 0, &(struct seal){ .cluster = true },
+		     "IPv6 sealed cluster: CTRL ACK_REQ");
+
+	/* One flipped bit in the ciphertext: must not verify. */
+	frame_begin(g, &p, &m, GEN_UDP4, 0);
+	s = g->frame;
+	pds_req(&p.pds, UET_PDS_RUD_REQ, UET_NH_REQ_SMALL, 0, s);
+	p.has_req = true;
+	ses_small(&p.req, UET_SES_WRITE, s, 16);
+	frame_sealed(g, &p, &m, 16, &(struct seal){
+			.flip = 5,
+			.secret = "unverified authentication failed" },
+		     "sealed direct, one ciphertext bit flipped");
+
+	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
+	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, g->frame);
+	frame_sealed(g, &p, &m, 0, &(struct seal){
+			.cluster = true, .an = 1,
+			.secret = "unverified no key for AN 1" },
+		     "sealed cluster AN 1 (the key file has no key1): ACK");
+
+	/* Verifies, but PDS type 15 inside is reserved. */
+	snprintf(why, sizeof(why), "malformed %s",
+		 uet_err_str(UET_ERR_WIRE_TYPE));
+	frame_begin(g, &p, &m, GEN_UDP4, GEN_DSCP_EF);
+	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, g->frame);
+	frame_sealed(g, &p, &m, 0, &(struct seal){
+			.byte0 = 15 << 3, .secret = why },
+		     "sealed direct: reserved PDS type 15 inside");
 }
 
 /* ---- malformed frames (--bad) ---- */
@@ -960,16 +1205,34 @@ static void gen_bad(struct gen *g)
 	p.has_req = true;
 	ses_std(&p.req, UET_SES_WRITE, UET_SES_F_SOM | UET_SES_F_EOM, s, 0);
 	frame_end(g, &p, &m, 30, "good raw IPv4 RUD_REQ + std WRITE");
+
+	/* TSS with no room for its 16-byte ICV (docs/protocol.md §2) */
+	frame_begin(g, &p, &m, GEN_UDP4, 0);
+	p.has_tss = true;
+	tss(&p.tss, true, false, g->frame);
+	n = encode(&p, b, sizeof(b));
+	bad_end(g, &m, b, n + UET_TSS_ICV_LEN - 1, UET_ERR_WIRE_TRUNC,
+		"TSS with 15 bytes after its header");
+
+	frame_begin(g, &p, &m, GEN_RAW6, 0);
+	p.has_tss = true;
+	tss(&p.tss, false, false, g->frame);
+	frame_end(g, &p, &m, UET_TSS_ICV_LEN,
+		  "good raw IPv6 TSS without SSI, ICV only");
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [--bad]\n"
+		"Usage: uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [-s SECRETS] [-K PREFIX] [--bad]\n"
 		"Write a capture with one UET packet of every header kind.\n"
 		"  -w FILE      pcap file to write ('-' = stdout)\n"
 		"  -m MANIFEST  write '<frame> <field> <value>' lines (default stdout)\n"
 		"  -l LIST      write '<frame> <description>' lines\n"
+		"  -s SECRETS   write the fields inside TSS frames, or why the\n"
+		"               test keys must not open them\n"
+		"  -K PREFIX    write the test domains' key files\n"
+		"               PREFIX-direct.key and PREFIX-cluster.key\n"
 		"  --bad        write malformed packets between good ones instead\n");
 }
 
@@ -1001,12 +1264,13 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *pcap_path = NULL, *man_path = NULL, *list_path = NULL;
+	const char *secret_path = NULL, *key_prefix = NULL;
 	char err[UET_PCAP_ERRBUF_SIZE];
 	struct gen g = { 0 };
 	bool bad = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "w:m:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:m:l:s:K:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			pcap_path = optarg;
@@ -1016,6 +1280,12 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			list_path = optarg;
+			break;
+		case 's':
+			secret_path = optarg;
+			break;
+		case 'K':
+			key_prefix = optarg;
 			break;
 		case 'b':
 			bad = true;
@@ -1040,6 +1310,10 @@ int main(int argc, char **argv)
 	g.man = open_out(man_path);
 	if (list_path)
 		g.list = open_out(list_path);
+	if (secret_path)
+		g.secret = open_out(secret_path);
+	if (key_prefix)
+		write_keys(key_prefix);
 	if (bad)
 		gen_bad(&g);
 	else
@@ -1048,5 +1322,6 @@ int main(int argc, char **argv)
 		die("%s: close failed", pcap_path);
 	close_out(g.man, man_path);
 	close_out(g.list, list_path);
+	close_out(g.secret, secret_path);
 	return 0;
 }

@@ -127,6 +127,7 @@ int uet_keyfile_parse(const char *text, struct uet_tss_cfg *cfg,
 				       "more than one value");
 		v[vlen] = 0;
 		rc = kf_line(name, v, vlen, cfg, has_job, &seen_sdi);
+		explicit_bzero(buf, sizeof(buf));	/* may hold a key */
 		if (rc == 2)
 			return kf_fail(err, err_len, line, "unknown name");
 		if (rc)

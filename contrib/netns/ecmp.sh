@@ -1,0 +1,213 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# contrib/netns/ecmp.sh: a sender and a receiver joined by PATHS equal-
+# cost routes through PATHS router namespaces, the kernel hashing each
+# flow onto one by its UDP/IP 5-tuple (fib_multipath_hash_policy=1), each
+# path shaped by tbf to RATE toward the receiver: spraying meets real
+# ECMP. Then uet's policies are measured against the healthy capacity.
+#
+#   ecmp.sh up NAME [PATHS [RATE]]    create it (4 paths, 200mbit)
+#   ecmp.sh down NAME                 remove everything it made
+#   ecmp.sh degrade NAME I RATE       path I (1..PATHS) shaped to RATE
+#   ecmp.sh cut NAME I                path I drops everything (router's
+#                                     link to the receiver down: a black
+#                                     hole the sender cannot see)
+#   ecmp.sh heal NAME I               undo cut and degrade of path I
+#   ecmp.sh exec NAME s|r CMD...      run CMD in the sender or receiver
+#   ecmp.sh run NAME [SECONDS]        measure (below)
+#
+# run: ft_bw (64 KiB messages) from sender to receiver over uet with one
+# fixed source port (FI_UET_ENTROPY_BITS=0: one 5-tuple, one path) and
+# sprayed over 2^k source ports (oblivious spraying, k = 3 and 5), first
+# on healthy paths, then with path 1 at a quarter of RATE, then with path
+# 1 cut SECONDS/2 after the start; each line gives goodput, its share of
+# the capacity left, and whether the transfer completed.
+#
+# Addresses (inside these namespaces only): sender 10.253.0.1 on device
+# uet0, receiver 10.253.0.2 on uet0; path i: sender 10.254.i.1 - router
+# 10.254.i.2 and router 10.255.i.1 - receiver 10.255.i.2.
+# Exit: 0 ok, 1 error, 2 usage, 77 cannot here (not root, no netns/tbf).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=${top_builddir:-$here/../../build}
+
+die() { echo "ecmp: $*" >&2; exit 1; }
+skip() { echo "ecmp: SKIP: $*" >&2; exit 77; }
+usage() { sed -n '8,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+nsx() { _ns=$1; shift; ip netns exec "$_ns" "$@"; }
+
+paths_of() { cat "/run/uet-ecmp/$1/paths" 2>/dev/null || echo 0; }
+rate_of() { cat "/run/uet-ecmp/$1/rate" 2>/dev/null; }
+
+up() { # NAME PATHS RATE
+	name=$1 paths=$2 rate=$3
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v tc >/dev/null || skip "no tc"
+	mkdir -p "/run/uet-ecmp/$name"
+	echo "$paths" >"/run/uet-ecmp/$name/paths"
+	echo "$rate" >"/run/uet-ecmp/$name/rate"
+	for n in s r; do
+		ip netns add "$name-$n" || skip "cannot create namespaces"
+		nsx "$name-$n" ip link set lo up
+		# the endpoint's own address and device (its MTU: 1500); a
+		# veth whose peer stays unused, as dummy may be missing
+		nsx "$name-$n" ip link add uet0 type veth peer name uet0p
+		nsx "$name-$n" ip link set uet0p up
+		nsx "$name-$n" ip link set uet0 up
+		nsx "$name-$n" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
+		nsx "$name-$n" sysctl -qw net.ipv4.conf.all.rp_filter=0
+	done
+	nsx "$name-s" ip addr add 10.253.0.1/32 dev uet0
+	nsx "$name-r" ip addr add 10.253.0.2/32 dev uet0
+	hops_s= hops_r=
+	i=1
+	while [ "$i" -le "$paths" ]; do
+		p=$name-p$i
+		ip netns add "$p"
+		nsx "$p" ip link set lo up
+		nsx "$p" sysctl -qw net.ipv4.ip_forward=1
+		nsx "$p" sysctl -qw net.ipv4.conf.all.rp_filter=0
+		ip link add "e${name}s$i" type veth peer name "e${name}p$i" ||
+			skip "veth refused"
+		ip link set "e${name}s$i" netns "$name-s" name "p$i"
+		ip link set "e${name}p$i" netns "$p" name tos
+		ip link add "e${name}r$i" type veth peer name "e${name}q$i"
+		ip link set "e${name}r$i" netns "$name-r" name "p$i"
+		ip link set "e${name}q$i" netns "$p" name tor
+		nsx "$name-s" ip addr add "10.254.$i.1/30" dev "p$i"
+		nsx "$name-s" ip link set "p$i" up
+		nsx "$name-r" ip addr add "10.255.$i.2/30" dev "p$i"
+		nsx "$name-r" ip link set "p$i" up
+		nsx "$p" ip addr add "10.254.$i.2/30" dev tos
+		nsx "$p" ip addr add "10.255.$i.1/30" dev tor
+		nsx "$p" ip link set tos up
+		nsx "$p" ip link set tor up
+		nsx "$p" ip route add 10.253.0.2/32 via "10.255.$i.2"
+		nsx "$p" ip route add 10.253.0.1/32 via "10.254.$i.1"
+		shape "$name" "$i" "$rate"
+		hops_s="$hops_s nexthop via 10.254.$i.2 dev p$i"
+		hops_r="$hops_r nexthop via 10.255.$i.1 dev p$i"
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	nsx "$name-s" ip route add 10.253.0.2/32 src 10.253.0.1 $hops_s
+	# shellcheck disable=SC2086
+	nsx "$name-r" ip route add 10.253.0.1/32 src 10.253.0.2 $hops_r
+	nsx "$name-s" ip route get 10.253.0.2 from 10.253.0.1 >/dev/null ||
+		die "no route from sender to receiver"
+}
+
+# tbf at RATE toward the receiver, a buffer of ~5 ms at that rate.
+shape() { # NAME I RATE
+	nsx "$1-p$2" tc qdisc replace dev tor root tbf rate "$3" \
+		burst 16kb latency 5ms || skip "no tbf"
+}
+
+down() {
+	name=$1
+	for x in $(ip netns list | awk '{print $1}'); do
+		case $x in
+		"$name-s" | "$name-r" | "$name"-p[0-9]*) ip netns del "$x" ;;
+		esac
+	done
+	rm -rf "/run/uet-ecmp/$name"
+}
+
+# kbit/s of a tc rate word
+kbit() {
+	case $1 in
+	*gbit) echo $((${1%gbit} * 1000000)) ;;
+	*mbit) echo $((${1%mbit} * 1000)) ;;
+	*kbit) echo "${1%kbit}" ;;
+	*) die "rate '$1': use kbit, mbit or gbit" ;;
+	esac
+}
+
+# One transfer: label, capacity left (kbit/s), env for both sides; the
+# cut (if any) happens at half time.
+measure() { # NAME LABEL CAP_KBIT CUT_PATH ENV...
+	name=$1 label=$2 cap=$3 cut=$4
+	shift 4
+	dir=$(mktemp -d)
+	# ft_bw -I counts windows of 16 messages of 64 KiB
+	bytes=$((cap * 1000 / 8 * secs))
+	n=$((bytes / 65536 / 16))
+	[ "$n" -ge 4 ] || n=4
+	nsx "$name-r" env FI_PROVIDER_PATH="$top/prov/uet/.libs" \
+		FI_UET_IFACE=uet0 "$@" timeout $((secs * 4 + 30)) \
+		"$top/fabtests/ft_bw" -p uet -S 64k -I "$n" -w 16 \
+		-B 10.253.0.2 -f "$dir/port" -T $((secs * 3 + 20)) \
+		>"$dir/s.log" 2>&1 &
+	spid=$!
+	if [ "$cut" != 0 ]; then
+		(sleep $((secs / 2)); "$0" cut "$name" "$cut") &
+	fi
+	nsx "$name-s" env FI_PROVIDER_PATH="$top/prov/uet/.libs" \
+		FI_UET_IFACE=uet0 "$@" timeout $((secs * 4 + 30)) \
+		"$top/fabtests/ft_bw" -p uet -S 64k -I "$n" -w 16 \
+		-f "$dir/port" -T $((secs * 3 + 20)) 10.253.0.2 \
+		>"$dir/c.log" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	wait
+	[ "$cut" != 0 ] && "$0" heal "$name" "$cut"
+	# the sender's timed goodput (MB/s column of its 64 KiB row)
+	mbs=$(awk '$1 == "65536" { v = $5 } END { print v + 0 }' "$dir/c.log")
+	awk -v l="$label" -v mbs="$mbs" -v cap="$cap" -v ok="$crc/$src" \
+	    'BEGIN { gp = mbs * 8 * 1000;	# kbit/s
+		printf "%-38s %6.0f Mbit/s %5.1f%% of %5.0f Mbit/s  %s\n",
+		    l, gp / 1000, 100 * gp / cap, cap / 1000,
+		    ok == "0/0" ? "completed" : "FAILED (" ok ")" }'
+	[ "$crc/$src" = 0/0 ] || { tail -n 5 "$dir/c.log" "$dir/s.log" >&2; }
+	rm -rf "$dir"
+}
+
+run() { # NAME
+	name=$1
+	paths=$(paths_of "$name")
+	[ "$paths" -gt 0 ] || die "$name is not up"
+	r=$(kbit "$(rate_of "$name")")
+	full=$((r * paths))
+	deg=$((r * (paths - 1) + r / 4))
+	left=$((r * (paths - 1)))
+	echo "ECMP over $paths paths of $(rate_of "$name"), ${secs}s transfers"
+	for pol in "fixed port:FI_UET_ENTROPY_BITS=0" \
+		   "oblivious, 8 ports:FI_UET_ENTROPY_BITS=3" \
+		   "oblivious, 32 ports:FI_UET_ENTROPY_BITS=5"; do
+		l=${pol%%:*} e=${pol#*:}
+		cap=$full
+		[ "$e" = FI_UET_ENTROPY_BITS=0 ] && cap=$r
+		measure "$name" "healthy, $l" "$cap" 0 "$e"
+		"$0" degrade "$name" 1 "$((r / 4))kbit"
+		cap=$deg
+		[ "$e" = FI_UET_ENTROPY_BITS=0 ] && cap=$r
+		measure "$name" "path 1 at 1/4, $l" "$cap" 0 "$e"
+		"$0" heal "$name" 1
+		cap=$left
+		[ "$e" = FI_UET_ENTROPY_BITS=0 ] && cap=$r
+		measure "$name" "path 1 cut midway, $l" "$cap" 1 "$e"
+	done
+}
+
+[ $# -ge 2 ] || usage
+cmd=$1 name=$2
+shift 2
+case $cmd in
+up) up "$name" "${1:-4}" "${2:-200mbit}" ;;
+down) down "$name" ;;
+degrade) shape "$name" "$1" "$2" ;;
+cut) nsx "$name-p$1" ip link set tor down ;;
+heal)
+	nsx "$name-p$1" ip link set tor up
+	nsx "$name-p$1" ip route replace 10.253.0.2/32 via "10.255.$1.2"
+	shape "$name" "$1" "$(rate_of "$name")" ;;
+exec)
+	side=$1
+	shift
+	nsx "$name-$side" "$@" ;;
+run) secs=${1:-6}; run "$name" ;;
+*) usage ;;
+esac
