@@ -5,6 +5,7 @@
 #include "uet/err.h"
 #include "uet/fep.h"
 
+#include "../uet/core/alloc_fail.h"
 #include "../uet/pds/harness.h"
 #include "../uet/ses/ses.h"
 #include "engine_script.h"
@@ -16,6 +17,9 @@
 struct efz_opslot {
 	unsigned completions;
 };
+
+/* The target's allocator: EFZ_FAIL arms it. */
+static struct uet_alloc_fail efz_alloc;
 
 static struct {
 	struct uet_harness h;
@@ -78,6 +82,8 @@ int efz_open(bool peer_alive, struct efz_result *res)
 		S.newest[i] = -1;
 	efz_config(&cfg[0], 0);
 	efz_config(&cfg[1], 1);
+	uet_alloc_fail_init(&efz_alloc, -1);
+	cfg[1].alloc = &efz_alloc.a;
 	if (uet_harness_init_each(&S.h, 2, cfg, NULL, 1))
 		return -1;
 	S.h.on_complete = efz_complete;
@@ -256,6 +262,13 @@ static void efz_interpret(const uint8_t *p, const uint8_t *end)
 		case EFZ_RUN:
 			uet_harness_run(&S.h, NULL, NULL, S.h.now + UET_SEC);
 			break;
+		case EFZ_FAIL: {
+			uint16_t n = (uint16_t)rd(&p, end, 2, &ok);
+
+			if (ok)
+				uet_alloc_fail_init(&efz_alloc, n);
+			break;
+		}
 		default:
 			break;
 		}

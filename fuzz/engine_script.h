@@ -19,6 +19,8 @@
  *	EFZ_CANCEL  slot		cancel the newest op of that slot
  *	EFZ_MR      slot key16		register the slot's buffer remotely
  *	EFZ_RUN				run until quiet (at most 1 s)
+ *	EFZ_FAIL    n16			the target's n-th allocation from now
+ *					fails (its cfg.alloc)
  * After the last record the target is flushed and left to run for a
  * minute of engine time: every operation it took must then have
  * completed exactly once (a dead peer turns pending work into error
@@ -38,6 +40,7 @@ enum efz_op {
 	EFZ_CANCEL,
 	EFZ_MR,
 	EFZ_RUN,
+	EFZ_FAIL,
 };
 
 #define EFZ_SLOTS	8

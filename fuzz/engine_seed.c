@@ -3,8 +3,11 @@
  * records, every packet the target receives as EFZ_ADVANCE + EFZ_INJECT
  * at the time it arrived. Replayed on a target alone, a script walks it
  * through the same states, which gives the fuzzer a start deep inside
- * PDS and SES. Usage: engine_seed DIR (writes DIR/<scenario>).
+ * PDS and SES. Usage: engine_seed DIR [WIRE_CORPUS] (writes
+ * DIR/<scenario>; with the wire decoder's corpus, also a script that
+ * injects each of those packets, every header type the codec knows).
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +213,48 @@ static void s_target_sends(void)
 	settle();
 }
 
+/* Every packet of the wire decoder's corpus, from the peer's home port,
+ * a step apart. */
+static void wire_corpus(const char *dir, const char *corpus)
+{
+	struct dirent **names;
+	char path[4096];
+	int n = scandir(corpus, &names, NULL, alphasort);
+	FILE *f;
+
+	outn = 0;
+	for (int i = 0; i < n; i++) {
+		static uint8_t pkt[65536];
+		size_t len;
+
+		if (names[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", corpus,
+				 names[i]->d_name);
+			f = fopen(path, "rb");
+			len = f ? fread(pkt, 1, sizeof(pkt), f) : 0;
+			if (f)
+				fclose(f);
+			if (len) {
+				put_le(EFZ_ADVANCE, 1);
+				put_le(1000, 4);
+				put_le(EFZ_INJECT, 1);
+				put_le(0x08, 1);	/* home */
+				put_le((uint32_t)len, 2);
+				put(pkt, len);
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	snprintf(path, sizeof(path), "%s/wire_corpus", dir);
+	f = fopen(path, "wb");
+	if (!f || fwrite(out, 1, outn, f) != outn || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+	printf("%s: %zu bytes\n", path, outn);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct uet_mem_impair lossy = {
@@ -217,10 +262,12 @@ int main(int argc, char **argv)
 		.trim_ppm = 20000, .mark_ppm = 50000,
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: engine_seed DIR\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: engine_seed DIR [WIRE_CORPUS]\n");
 		return 2;
 	}
+	if (argc == 3)
+		wire_corpus(argv[1], argv[2]);
 	scenario(argv[1], "messages", s_messages, NULL);
 	scenario(argv[1], "messages_lossy", s_messages, &lossy);
 	scenario(argv[1], "tagged", s_tagged, NULL);

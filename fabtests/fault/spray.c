@@ -977,11 +977,15 @@ int spray_run(const struct spray_cfg *cfg, struct spray_result *res,
 	s->far_start[0] = (1u << 16) + rnd32(s) % (1u << 30);
 	s->far_start[1] = (1u << 16) + rnd32(s) % (1u << 30);
 
-	/* Open the fake PDC with a refused request and learn its id. */
+	/* Open the fake PDC with a refused request and learn its id: one
+	 * of our job refused for what it is (a length beyond any message),
+	 * since one of another job opens no PDC. */
 	s->nitems = 0;
 	if (f_req(s, &r)) {
-		r.job ^= 0x400000;
-		f_add(s, SPRAY_K_JOB, SPRAY_C_JOB, &r, UET_RC_BAD_JOB_ID);
+		r.mid = s->f.mid++;
+		r.request_length = 0xFFFFFFFFu;
+		f_add(s, SPRAY_K_HUGE_LEN, SPRAY_C_REFUSED, &r,
+		      UET_RC_UNSUPPORTED_SIZE);
 		for (size_t i = 0; i < s->nitems; i++)
 			send_item(s, &s->items[i]);
 		for (int t = 0; t < 10 && !res->f_known; t++)

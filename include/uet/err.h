@@ -3,6 +3,8 @@
 #ifndef UET_ERR_H
 #define UET_ERR_H
 
+#include <stdbool.h>
+
 enum uet_err {
 	UET_OK = 0,
 
@@ -27,6 +29,8 @@ enum uet_err {
 	UET_ERR_INVAL = -40,		/* bad argument */
 	UET_ERR_NOMEM = -41,
 	UET_ERR_IO = -42,		/* an I/O call in uet/net failed */
+	UET_ERR_DROPPED = -43,		/* a packet not for us, or not now:
+					 * dropped and counted */
 
 	/* Operations (uet/fep.h). */
 	UET_ERR_AGAIN = -60,		/* no resources now: progress, retry */
@@ -51,5 +55,15 @@ enum uet_err {
 
 /* Short stable name of an error code ("wire: truncated header"). */
 const char *uet_err_str(int err);
+
+/* What an error means for the caller (the ngtcp2 shape):
+ * - a drop: uet_fep_recv dropped the packet and counted why; nothing to
+ *   do (wire decode errors, TSS refusals, UET_ERR_DROPPED, and
+ *   UET_ERR_NOMEM there: the peer resends);
+ * - fatal: the object can no longer do its work (out of memory while
+ *   opening, an I/O failure of a port): tell the application;
+ * - anything else (UET_ERR_INVAL above all) is the caller's mistake. */
+bool uet_err_is_drop(int err);
+bool uet_err_is_fatal(int err);
 
 #endif

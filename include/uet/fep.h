@@ -29,11 +29,25 @@
 
 #include "uet/addr.h"
 #include "uet/err.h"
+#include "uet/alloc.h"
 #include "uet/net.h"
 #include "uet/time.h"
 #include "uet/tss.h"
 
+struct uet_rxq;
+
 /* Congestion control algorithm of the CCCs of a FEP (cms.md, uet/cms/). */
+/* Entropy selection (uet/cms/lb.h, cms.md §5). */
+enum uet_lb_kind {
+	UET_LB_DEFAULT = 0,	/* UET_LB_DEFAULT_KIND */
+	UET_LB_SINGLE,		/* one path, moved only by a timeout */
+	UET_LB_OBLIVIOUS,	/* every value once per pass, random order */
+	UET_LB_REPS,		/* reuse values whose ACKs came back clean */
+	UET_LB_BITMAP,		/* skip values that saw marks, trims, losses */
+	UET_LB_MIXED,		/* REPS first, the bitmap otherwise */
+};
+#define UET_LB_DEFAULT_KIND	UET_LB_BITMAP
+
 enum uet_cca {
 	UET_CCA_FIXED = 0,	/* cfg.window packets per CCC, for tests */
 	UET_CCA_NSCC,		/* sender window from delay and ECN */
@@ -52,7 +66,9 @@ struct uet_fep_config {
 	unsigned tx_depth;		/* outstanding transmit operations */
 	unsigned rx_depth;		/* posted receive operations */
 	size_t unexp_max;		/* bytes buffered for unexpected messages */
-	unsigned pdc_max;		/* PDCs open at once */
+	unsigned pdc_max;		/* PDCs open at once (peers talked to);
+					 * half at most half-open (a SYN
+					 * seen, nothing else yet) */
 	bool rod;			/* ROD PDCs instead of RUD */
 	unsigned window;		/* fixed congestion window, packets per PDC */
 	uint8_t cca;			/* enum uet_cca */
@@ -73,22 +89,39 @@ struct uet_fep_config {
 	bool loss_infer;
 	uet_time reorder_window;
 	uet_time pdc_idle;		/* idle time before an initiator closes a PDC */
+	uet_time unreach_hold;		/* after a PDC to a peer failed for
+					 * silence, new sends to it fail at once
+					 * for so long, unless the peer shows
+					 * life first (0: never) */
 	uint16_t entropy_count;		/* distinct entropy values to spray over */
 	uint16_t entropy_run;		/* packets sent on one value before the
 					 * next (0 = 1): a software port sends a
 					 * run in one system call (UDP GSO) */
+	uint8_t lb;			/* enum uet_lb_kind: how a PDC picks the
+					 * entropy of each packet (ROD: single) */
 	uint8_t ecn;			/* UET_ECN_* codepoint to send with */
 	size_t rndv_threshold;		/* sends above this use rendezvous (0: never) */
 	bool rudi;			/* speak RUDI (RMA to IDEMPOTENT_SAFE keys);
 					 * off: RUDI packets are dropped */
 	bool uud;			/* speak UUD (datagram endpoint); off: UUD
 					 * packets are dropped */
+	/* Receive contexts (libfabric's scalable endpoint): the fep serves
+	 * resource indices resource_index .. + rx_ctx_count - 1 (0 means
+	 * 1), each with its own posted receives and unexpected messages;
+	 * a request to another index is refused with RC_BAD_INDEX. */
+	uint16_t rx_ctx_count;
+	/* Context 0 is this shared receive queue (uet_rxq_open) instead of
+	 * the fep's own: NULL for its own. */
+	struct uet_rxq *rxq;
 	/* Transport security (include/uet/tss.h), copied at open; NULL or
 	 * mode UET_TSS_OFF: packets travel in clear. With it every packet
 	 * is sealed, and a clear or unverifiable one is dropped (counted
 	 * in drop_tss); mtu stays the size on the wire, the TSS header and
 	 * ICV come out of it. */
 	const struct uet_tss_cfg *tss;
+	/* Every allocation of the fep's (include/uet/alloc.h); NULL: the C
+	 * library's. Feps sharing a receive queue share it too. */
+	const struct uet_alloc *alloc;
 };
 
 /* Fill cfg with the engine defaults (local address and ids left zero). */
@@ -151,6 +184,9 @@ struct uet_op {
 	size_t result_count;
 	const struct uet_iov *compare_iov; /* compare atomics: operands */
 	size_t compare_count;
+	/* Receive context: of the target (added to its resource index) for
+	 * what is sent, of this fep (< cfg.rx_ctx_count) for a receive. */
+	uint16_t rx_ctx;
 };
 
 /* Memory regions (the target side of RMA and atomics). Access bits: */
@@ -279,8 +315,11 @@ int uet_fep_mr_dereg(struct uet_fep *fep, uint64_t key);
 size_t uet_fep_amo_max(const struct uet_fep *fep, uint8_t type, uint8_t op,
 		       uint8_t dt);
 
-/* One packet from the port. Malformed or foreign packets are dropped and
- * counted (returns the UET_ERR_* reason); 0 when accepted. */
+/* One packet from the port: 0 when accepted; a packet that is malformed,
+ * foreign, stale or refused is dropped and counted, and the reason
+ * returned (uet_err_is_drop: a wire or TSS code, UET_ERR_DROPPED, or
+ * UET_ERR_NOMEM when there was no memory for it); UET_ERR_INVAL only for
+ * bad arguments. */
 int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		 const uint8_t *pkt, size_t len, uet_time now);
 /* The next packet to send: writes it to buf (cap >= cfg.mtu), fills pi
@@ -289,7 +328,9 @@ ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 			uint8_t *buf, size_t cap, uet_time now);
 /* Earliest deadline (RTO, delayed ACK, PDC close), or UET_TIME_NONE. */
 uet_time uet_fep_next_timeout(const struct uet_fep *fep);
-int uet_fep_handle_timeout(struct uet_fep *fep, uet_time now);
+/* Run what is due at now (never fails: what a timeout does shows in
+ * completions, packets to send and counters). */
+void uet_fep_handle_timeout(struct uet_fep *fep, uet_time now);
 
 /* Room left for posts, for fi_tx_size_left / fi_rx_size_left. */
 size_t uet_fep_tx_left(const struct uet_fep *fep);
@@ -297,6 +338,32 @@ size_t uet_fep_rx_left(const struct uet_fep *fep);
 void uet_fep_stats(const struct uet_fep *fep, struct uet_fep_stats *st);
 /* The TSS counters; UET_ERR_INVAL when the fep runs without TSS. */
 int uet_fep_tss_stats(const struct uet_fep *fep, struct uet_tss_stats *st);
+
+/* A shared receive queue (libfabric's shared receive context): posted
+ * receives that messages arriving at any fep opened with cfg.rxq = it
+ * are matched against, as if posted to each. Matching rules are those of
+ * a fep's own queue; messages no receive takes wait on one unexpected
+ * list, in arrival order across the feps (each fep's buffering counts in
+ * its own cfg.unexp_max). A receive's completion comes through the
+ * callbacks of the fep whose message it took; cancel, flush and probe
+ * answers through the queue's own cb and user.
+ *
+ * Thread safety: the queue and every fep using it are one unit: one
+ * thread at a time across all of them. Close it after those feps. */
+/* 0, UET_ERR_INVAL (depth 0, no cb->complete), UET_ERR_NOMEM. */
+int uet_rxq_open(struct uet_rxq **q, unsigned depth,
+		 const struct uet_callbacks *cb, void *user);
+void uet_rxq_close(struct uet_rxq *q);
+/* A receive (UET_OP_RECV, UET_OP_TRECV; op->rx_ctx ignored), as
+ * uet_fep_post: 0, UET_ERR_AGAIN, UET_ERR_INVAL. It may take an
+ * unexpected message at once: the fep that holds it may then have
+ * packets to send (poll it). */
+int uet_rxq_post(struct uet_rxq *q, const struct uet_op *op);
+/* As uet_fep_cancel, for receives posted to the queue. */
+int uet_rxq_cancel(struct uet_rxq *q, void *context);
+/* Complete every receive still posted with UET_ERR_CANCELED. */
+void uet_rxq_flush(struct uet_rxq *q);
+size_t uet_rxq_left(const struct uet_rxq *q);
 
 /* One congestion control context (uet/cms), for logs and tools. */
 struct uet_cc_info {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "ccc.h"
@@ -29,7 +30,7 @@ int uet_ccc_table_init(struct uet_ccc_table *t,
 	t->ops = uet_cc_ops_for(cfg->cca);
 	if (!t->ops || !n)
 		return UET_ERR_INVAL;
-	t->slots = calloc(n, sizeof(*t->slots));
+	t->slots = uet_calloc(n, sizeof(*t->slots));
 	if (!t->slots)
 		return UET_ERR_NOMEM;
 	t->n = n;
@@ -39,7 +40,7 @@ int uet_ccc_table_init(struct uet_ccc_table *t,
 
 void uet_ccc_table_fini(struct uet_ccc_table *t)
 {
-	free(t->slots);
+	uet_free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -47,6 +47,8 @@ struct uet_cc_ack {
 	uint32_t pkts;
 	uet_time rtt;		/* valid sample less service time, or NONE */
 	bool ecn;		/* flag M: a covered packet was CE-marked */
+	uint8_t pend;		/* ACK_CC rcv_cwnd_pend, 0..127 (cms.md §3.6) */
+	bool restore;		/* ACK_CC rc: restore the window saved */
 	uet_time now;
 };
 
@@ -60,6 +62,7 @@ struct uet_nscc {
 	int64_t bytes_to_ignore, bytes_ignored;
 	double inc_bytes;
 	bool trigger_qa, increase_mode;
+	bool rcv_limit;			/* destination flow control active */
 	uet_time qa_endtime, last_adjust_time, last_dec_time;
 	/* derived once (cms.md §3.3) */
 	uet_time target_qdelay, qa_threshold;
@@ -81,6 +84,9 @@ struct uet_rccc {
 	uint32_t told_q;		/* credit_target last sent */
 	bool spec;			/* still on the speculative credit */
 	uet_time starved_at;		/* no credit, backlog: since when */
+	uet_time grant_at;		/* the last grant with news */
+	uet_time grant_gap;		/* ... and the time since the one before */
+	uint8_t asks;			/* CREDIT_REQUESTs since that grant */
 };
 
 struct uet_ccc;
@@ -162,6 +168,8 @@ uint32_t uet_ccc_credit_target(const struct uet_ccc *c);
 void uet_ccc_on_credit(struct uet_ccc *c, uint32_t granted_q, uet_time now);
 void uet_ccc_set_backlog(struct uet_ccc *c, int64_t bytes, uet_time now);
 uet_time uet_ccc_credit_req_at(const struct uet_ccc *c, uet_time after);
+/* The CREDIT_REQUEST timer fired: one is going out now. */
+void uet_ccc_credit_asked(struct uet_ccc *c, uet_time now);
 
 /* A packet of bytes leaves the flight (acknowledged, known lost, or to be
  * resent): the bookkeeping every algorithm shares; its signal is a

@@ -231,6 +231,49 @@ Test(ccc, nscc_loss_and_trim_shrink_to_at_least_one_mtu)
 	uet_ccc_table_fini(&tab);
 }
 
+/* Destination flow control (cms.md §3.6): pend/128 of each ACK's bytes
+ * off a window no larger than what is in flight, and no increase while
+ * it lasts; the window of its start back when an ACK says rc, forgotten
+ * when it ends without. */
+Test(ccc, nscc_destination_flow_control)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	struct uet_cc_ack a = { .bytes = MTU, .pkts = 1, .rtt = RTT,
+				.now = 2000, .pend = 64 };
+	int64_t w0 = c->cwnd, w;
+	unsigned i;
+
+	for (i = 0; i < 10; i++)
+		uet_ccc_on_send(c, MTU, false, 1000);
+	uet_ccc_on_ack(c, &a);
+	cr_assert_eq(c->cwnd, 10 * MTU - MTU / 2,
+		     "the flight, less 64/128 of the bytes");
+	cr_assert_eq(c->nscc.saved_cwnd, w0);
+	/* 20 more, clear and without delay: only the penalty moves it */
+	a.pend = 1;
+	w = c->cwnd;
+	for (i = 0; i < 20; i++) {
+		a.now += 100;
+		uet_ccc_on_ack(c, &a);
+		w -= MTU / 128;
+		cr_assert_eq(c->cwnd, w, "ACK %u: no increase", i);
+	}
+	a.pend = 0;
+	a.restore = true;
+	uet_ccc_on_ack(c, &a);
+	cr_assert_eq(c->cwnd, w0, "rc: the window of the start");
+	cr_assert_eq(c->nscc.saved_cwnd, 0);
+	a.pend = 127;
+	a.restore = false;
+	uet_ccc_on_ack(c, &a);
+	cr_assert_eq(c->cwnd, 10 * MTU - 127 * MTU / 128);
+	a.pend = 0;
+	uet_ccc_on_ack(c, &a);
+	cr_assert_eq(c->nscc.saved_cwnd, 0, "ended without rc: forgotten");
+	cr_assert_leq(c->cwnd, 10 * MTU, "and not restored");
+	uet_ccc_table_fini(&tab);
+}
+
 /* What uet_fep_cc_info reports: every slot used, the peer's old one
  * reused when it comes back. */
 Test(ccc, info_lists_each_peer_once)
@@ -254,25 +297,30 @@ Test(ccc, info_lists_each_peer_once)
 	uet_ccc_table_fini(&tab);
 }
 
-/* RCCC's sender side: a speculative start of 1.5 BDP, spent by sends,
- * ended by the first ACK or grant; grants cumulative in 256-byte quanta
- * with old or repeated ones ignored; the target asks for the backlog
- * less what is held. */
+/* RCCC's sender side: a speculative start of half a BDP, spent by
+ * sends, ended by the first NACK or grant (an ACK says nothing of
+ * contention); grants cumulative in 256-byte quanta with old or repeated
+ * ones ignored; the target asks for the backlog less what is held. */
 Test(ccc, rccc_credit_accounting)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
 	int64_t spec = c->rccc.credit;
 	uint32_t t;
 
-	cr_assert_eq(spec, BDP * 3 / 2, "speculative 1.5 BDP");
+	cr_assert_eq(spec, BDP / 2, "speculative half a BDP");
 	cr_assert(uet_ccc_credit_paced(c));
 	uet_ccc_on_send(c, MTU, false, 1000);
-	cr_assert_eq(c->rccc.credit, spec - MTU);
+	uet_ccc_on_send(c, MTU, false, 1000);
+	cr_assert_eq(c->rccc.credit, spec - 2 * MTU);
 	uet_ccc_set_backlog(c, 10 * MTU, 1000);
 	t = uet_ccc_credit_target(c);
 	cr_assert_eq(t, 0, "still holds more than the backlog");
 	ack(c, MTU, RTT, false, 2000);
-	cr_assert_eq(c->rccc.credit, 0, "an ACK ends speculation");
+	cr_assert_eq(c->rccc.credit, spec - 2 * MTU,
+		     "an ACK says nothing of contention: still speculating");
+	uet_ccc_land(c, MTU);
+	c->ops->on_nack(c, MTU, UET_CC_NACK_TRIM, false, UET_TIME_NONE, 2000);
+	cr_assert_eq(c->rccc.credit, 0, "a NACK ends speculation");
 	cr_assert_not(uet_ccc_can_send(c, true));
 	cr_assert(uet_ccc_can_send(c, false), "return data is not paced");
 	t = uet_ccc_credit_target(c);
@@ -319,5 +367,72 @@ Test(ccc, rccc_starvation_is_noticed)
 	uet_ccc_land(c, MTU);
 	uet_ccc_on_credit(c, 40, 1600);	/* more than the MTU it spent */
 	cr_assert_eq(uet_ccc_credit_req_at(c, 500), UET_TIME_NONE, "credit");
+	uet_ccc_table_fini(&tab);
+}
+
+/* Only a packet sent on credit spends it: one sent without (a SYN resend
+ * before the target can grant) leaves no debt for grants to repay. */
+Test(ccc, rccc_send_without_credit_runs_no_debt)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+
+	c->rccc.spec = false;
+	c->rccc.credit = 0;
+	uet_ccc_on_send(c, MTU, true, 1000);
+	cr_assert_eq(c->rccc.credit, 0);
+	c->rccc.credit = 100;
+	uet_ccc_on_send(c, MTU, false, 1000);
+	cr_assert_eq(c->rccc.credit, 100 - (int64_t)MTU, "the last overdraws");
+	uet_ccc_table_fini(&tab);
+}
+
+/* Starved and wanting more than it said: at once only when the target
+ * owes it less than a packet of what it said; while it owes more, its
+ * pacer comes back anyway (the silence timer covers a lost CREDIT). */
+Test(ccc, rccc_asks_at_once_only_when_owed_little)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+	uint32_t target;
+
+	c->rccc.spec = false;
+	c->rccc.credit = 0;
+	c->rccc.granted_q = 1000;
+	uet_ccc_set_backlog(c, 1000 * (int64_t)MTU, 1000);
+	target = uet_ccc_credit_target(c);
+	c->rccc.told_q = target - 16;	/* the packet that spent the last */
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 1500,
+		     "owed most of 1.5 BDP: only after the silence");
+	c->rccc.granted_q = c->rccc.told_q;
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 1000, "owed nothing");
+	uet_ccc_table_fini(&tab);
+}
+
+/* The silence before asking again: an RTO, or twice the last gap between
+ * grants when the pacer comes round less often (many senders); doubled
+ * by every request that brought nothing, 16 times at most. */
+Test(ccc, rccc_silence_waits_for_the_pacer)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+	unsigned i;
+
+	uet_ccc_on_credit(c, 10, 1000);
+	uet_ccc_on_credit(c, 20, 101000);
+	c->rccc.credit = 0;
+	uet_ccc_set_backlog(c, MTU, 102000);
+	c->rccc.told_q = uet_ccc_credit_target(c);
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 102000 + 200000,
+		     "twice the gap");
+	uet_ccc_credit_asked(c, 302000);
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 302000 + 400000,
+		     "doubled after a request that brought nothing");
+	for (i = 0; i < 10; i++)
+		uet_ccc_credit_asked(c, 302000);
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 302000 + 16 * 200000);
+	uet_ccc_on_credit(c, 30, 303000);
+	c->rccc.credit = 0;
+	uet_ccc_set_backlog(c, MTU, 303000);
+	c->rccc.told_q = uet_ccc_credit_target(c);
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 303000 + 2 * 202000,
+		     "a grant resets the doubling");
 	uet_ccc_table_fini(&tab);
 }

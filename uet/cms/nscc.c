@@ -179,7 +179,8 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 	int64_t w = s->cwnd + (int64_t)(s->inc_bytes / (double)s->cwnd);
 
 	if (now - s->last_adjust_time >= s->base_rtt) {
-		w += (int64_t)s->eta;
+		if (!s->rcv_limit)
+			w += (int64_t)s->eta;
 		s->last_adjust_time = now;
 	}
 	nscc_set(c, w);
@@ -193,6 +194,30 @@ void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
 	(void)c, (void)bytes, (void)retx, (void)now;
 }
 
+/* Destination flow control (cms.md §3.6): a target short of resources
+ * sets rcv_cwnd_pend; each ACK then takes pend/128 of its bytes off a
+ * window no larger than what is in flight, and no increase applies. The
+ * window of the start is kept, restored when an ACK says rc; an episode
+ * that ends without rc forgets it (the pseudocode keeps it, and the
+ * next episode would restore a stale window). */
+static void nscc_dfc(struct uet_ccc *c, const struct uet_cc_ack *a)
+{
+	struct uet_nscc *s = &c->nscc;
+
+	s->rcv_limit = a->pend > 0;
+	if (a->pend) {
+		int64_t dec = ((int64_t)a->pend * a->bytes) >> 7;
+
+		if (!s->saved_cwnd)
+			s->saved_cwnd = s->cwnd;
+		nscc_set(c, nscc_min64(s->cwnd, c->inflight) - dec);
+	} else if (s->saved_cwnd) {
+		if (a->restore)
+			nscc_set(c, s->saved_cwnd);
+		s->saved_cwnd = 0;
+	}
+}
+
 void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 {
 	struct uet_nscc *s = &c->nscc;
@@ -202,6 +227,7 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 	s->bytes_ignored += n;
 	s->received_bytes += n;
 	s->achieved_bytes += n;
+	nscc_dfc(c, a);
 	if (a->rtt == UET_TIME_NONE)
 		return;
 	nscc_update_base_rtt(c, a->rtt);
@@ -209,13 +235,15 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 	nscc_update_delay(s, delay);
 	if (nscc_quick_adapt(c, false, a->ecn, delay, a->now))
 		return;
-	if (!a->ecn) {
-		if (delay < s->target_qdelay)
-			nscc_proportional_increase(c, n, delay);
-		else
-			s->inc_bytes += s->fi * (double)n;	/* fair */
-	} else if (delay >= s->target_qdelay) {
-		nscc_multiplicative_decrease(c, a->now);
+	if (a->ecn) {
+		if (delay >= s->target_qdelay)
+			nscc_multiplicative_decrease(c, a->now);
+	} else if (s->rcv_limit) {
+		/* destination flow control: no increase */
+	} else if (delay < s->target_qdelay) {
+		nscc_proportional_increase(c, n, delay);
+	} else {
+		s->inc_bytes += s->fi * (double)n;	/* fair */
 	}
 	if (a->now - s->last_adjust_time >= s->base_rtt ||
 	    s->received_bytes > NSCC_ADJUST_PKTS * s->mtu)

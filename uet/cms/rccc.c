@@ -5,9 +5,12 @@
  * - credit travels as a 24-bit cumulative count of 256-byte quanta, in
  *   CREDIT control packets (payload); ACK_CC keeps cc_type NSCC so that
  *   NSCC+RCCC has its service time;
- * - a new CCC starts with 1.5 BDP of speculative credit, so that a short
- *   message needs no round trip; the first ACK or grant ends speculation
- *   and drops what is left of it;
+ * - a new CCC starts with half a BDP of speculative credit, so that a
+ *   short message needs no round trip; the first grant or NACK ends
+ *   speculation and drops what is left of it (an ACK does not: a lone
+ *   sender spends it all). More speculation only adds to an incast's
+ *   trims, and past 1 BDP of priority queue to header drops that only
+ *   an RTO recovers;
  * - every forward request is a *_CC_REQ carrying credit_target, the
  *   cumulative count the sender wants: granted so far plus its backlog
  *   (what SES still has to send, capped at 1.5 BDP) less the credit it
@@ -19,6 +22,8 @@
  *   bounds it.
  */
 #include "ccc.h"
+
+#define RCCC_ASK_BACKOFF	4	/* unanswered requests double, 16x at most */
 
 static int64_t rccc_max_credit(const struct uet_ccc *c)
 {
@@ -36,9 +41,11 @@ static void rccc_init(struct uet_ccc *c, uet_time now)
 
 	(void)now;
 	r->max_credit = rccc_max_credit(c);
-	r->credit = r->max_credit;	/* speculative */
+	r->credit = r->max_credit / 3;	/* speculative: half a BDP */
 	r->spec = true;
 	r->starved_at = UET_TIME_NONE;
+	r->grant_at = r->grant_gap = UET_TIME_NONE;
+	r->asks = 0;
 	c->cwnd = r->max_credit;
 }
 
@@ -71,13 +78,19 @@ static void rccc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
 			 uet_time now)
 {
 	(void)retx;
-	c->rccc.credit -= bytes;
+	/* Only a packet sent on credit spends it. One sent without (a SYN
+	 * resend, before the target can grant: ../pds/ini.c) runs no debt
+	 * that the first grants would go to repay while the link idles. */
+	if (c->rccc.credit > 0)
+		c->rccc.credit -= bytes;
 	rccc_note(c, now);
 }
 
+/* An ACK says nothing of contention: a lone sender keeps spending its
+ * speculative credit until the first grant (or a NACK) ends it. */
 static void rccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 {
-	rccc_unspec(c, a->now);
+	(void)c, (void)a;
 }
 
 static void rccc_on_nack(struct uet_ccc *c, uint32_t bytes,
@@ -106,8 +119,8 @@ static bool rccc_can_send(const struct uet_ccc *c, bool fwd)
 	return rccc_credit_ok(c) && c->inflight + c->mtu <= c->rccc.max_credit;
 }
 
-/* Ask for an ACK when credit runs out: its answer may end speculation
- * sooner, and nothing else would come while we wait for grants. */
+/* Ask for an ACK when credit runs out: nothing else would come while we
+ * wait for grants. */
 static bool rccc_ack_request(const struct uet_ccc *c, uint32_t bytes)
 {
 	return c->rccc.credit - (int64_t)bytes <= 0;
@@ -205,6 +218,10 @@ void uet_ccc_on_credit(struct uet_ccc *c, uint32_t granted_q, uet_time now)
 	if (!uet_ccc_credit_paced(c) || !d || d > UET_RCCC_Q_MASK / 2)
 		return;		/* nothing new, or older than what we had */
 	rccc_unspec(c, now);
+	if (r->grant_at != UET_TIME_NONE)
+		r->grant_gap = now - r->grant_at;
+	r->grant_at = now;
+	r->asks = 0;
 	r->granted_q = granted_q & UET_RCCC_Q_MASK;
 	r->credit += (int64_t)d * UET_RCCC_QUANTUM;
 	if (r->credit > r->max_credit)
@@ -223,15 +240,39 @@ void uet_ccc_set_backlog(struct uet_ccc *c, int64_t bytes, uet_time now)
 uet_time uet_ccc_credit_req_at(const struct uet_ccc *c, uet_time after)
 {
 	const struct uet_rccc *r = &c->rccc;
+	uint32_t owed;
 
 	if (!uet_ccc_credit_paced(c) || r->credit > 0 ||
 	    r->backlog + c->rtx_backlog <= 0 || r->starved_at == UET_TIME_NONE)
 		return UET_TIME_NONE;
-	/* wants more than it last said (resends): ask at once */
-	if (uet_ccc_credit_target(c) != r->told_q)
+	/* wants more than it last said, and the target owes it less than
+	 * a packet of what it said: ask at once. (While it owes more, its
+	 * pacer comes back anyway: the packet that spent the last credit
+	 * asked before it spent, a packet short, every time.) */
+	owed = (r->told_q - r->granted_q) & UET_RCCC_Q_MASK;
+	if (owed > UET_RCCC_Q_MASK / 2)
+		owed = 0;
+	if (uet_ccc_credit_target(c) != r->told_q &&
+	    (int64_t)owed * UET_RCCC_QUANTUM < c->mtu)
 		return r->starved_at;
 	/* a grant may be on its way while packets are in flight */
 	if (c->inflight_pkts)
 		return UET_TIME_NONE;
-	return r->starved_at + after;
+	/* Silence: a CREDIT may be lost. But a pacer shared by many
+	 * senders comes round only so often: wait twice the last gap
+	 * between grants if that is longer, and twice as long after each
+	 * request that brought nothing. */
+	if (r->grant_gap != UET_TIME_NONE && after < 2 * r->grant_gap)
+		after = 2 * r->grant_gap;
+	return r->starved_at + (after << (r->asks < RCCC_ASK_BACKOFF ?
+					  r->asks : RCCC_ASK_BACKOFF));
+}
+
+void uet_ccc_credit_asked(struct uet_ccc *c, uet_time now)
+{
+	struct uet_rccc *r = &c->rccc;
+
+	r->starved_at = now;
+	if (r->asks < UINT8_MAX)
+		r->asks++;
 }

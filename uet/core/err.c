@@ -21,6 +21,7 @@ const char *uet_err_str(int err)
 	case UET_ERR_INVAL: return "invalid argument";
 	case UET_ERR_NOMEM: return "out of memory";
 	case UET_ERR_IO: return "I/O error";
+	case UET_ERR_DROPPED: return "packet dropped (counted)";
 	case UET_ERR_AGAIN: return "resources busy, try again";
 	case UET_ERR_TRUNC: return "message truncated";
 	case UET_ERR_CANCELED: return "operation canceled";
@@ -39,4 +40,16 @@ const char *uet_err_str(int err)
 	case UET_ERR_TSS_BINDING: return "tss: JobID not bound to the secure domain";
 	}
 	return "unknown error";
+}
+
+bool uet_err_is_drop(int err)
+{
+	return (err <= UET_ERR_WIRE_TRUNC && err >= UET_ERR_WIRE_LENGTH) ||
+	       (err <= UET_ERR_TSS_AUTH && err >= UET_ERR_TSS_BINDING) ||
+	       err == UET_ERR_DROPPED || err == UET_ERR_NOMEM;
+}
+
+bool uet_err_is_fatal(int err)
+{
+	return err == UET_ERR_NOMEM || err == UET_ERR_IO;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/fep.h"
 #include "uet/wire.h"
 
@@ -27,6 +28,7 @@ struct uet_fep {
 	struct uet_fep_stats st;
 	uet_time now;
 	bool busy;		/* inside a call: callbacks must not re-enter */
+	const struct uet_alloc *prev_alloc;	/* the caller's, inside a call */
 	struct uet_tss *tss;	/* NULL: no transport security */
 	uint8_t *tss_buf;	/* wire_mtu: a packet opened */
 	size_t wire_mtu;	/* cfg.mtu as given; PDS sees less with TSS */
@@ -42,7 +44,11 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->tx_depth = 1024;
 	cfg->rx_depth = 1024;
 	cfg->unexp_max = 4u << 20;
-	cfg->pdc_max = 128;
+	/* A PDC per peer and direction: 1024 peers that we send to and that
+	 * send to us, without churn, and all of them may open at once (half
+	 * of the table may be half-open). ~5 KB a PDC with a 64-packet
+	 * window, most of it untouched until used. */
+	cfg->pdc_max = 2048;
 	cfg->rod = false;
 	cfg->window = 64;
 	cfg->cca = UET_CCA_FIXED;
@@ -64,6 +70,9 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->loss_infer = true;
 	cfg->reorder_window = 0;
 	cfg->pdc_idle = 1 * UET_SEC;
+	/* Longer than a retry span (4.26 s): an application that retries
+	 * a dead peer at once learns without waiting it again. */
+	cfg->unreach_hold = 5 * UET_SEC;
 	cfg->entropy_count = 16;
 	/* One GSO train per value: 16 MTU-1500 packets are 23 KB, and a
 	 * 64-packet window still takes 4 paths. */
@@ -79,10 +88,12 @@ static void fep_enter(struct uet_fep *fep, uet_time now)
 	fep->busy = true;
 	if (now != UET_TIME_NONE)
 		fep->now = now;
+	fep->prev_alloc = uet_alloc_enter(fep->cfg.alloc);
 }
 
 static void fep_leave(struct uet_fep *fep)
 {
+	uet_alloc_leave(fep->prev_alloc);
 	fep->busy = false;
 }
 
@@ -97,12 +108,12 @@ static int fep_tss_open(struct uet_fep *fep)
 		return 0;
 	if (fep->cfg.mtu < 512 + uet_tss_overhead())
 		return UET_ERR_INVAL;
-	fep->tss_buf = malloc(fep->wire_mtu);
+	fep->tss_buf = uet_malloc(fep->wire_mtu);
 	if (!fep->tss_buf)
 		return UET_ERR_NOMEM;
 	rc = uet_tss_new(&fep->tss, t, &fep->cfg.local);
 	if (rc) {
-		free(fep->tss_buf);
+		uet_free(fep->tss_buf);
 		return rc;
 	}
 	fep->cfg.mtu -= uet_tss_overhead();
@@ -112,18 +123,16 @@ static int fep_tss_open(struct uet_fep *fep)
 static void fep_tss_close(struct uet_fep *fep)
 {
 	uet_tss_free(fep->tss);
-	free(fep->tss_buf);
+	uet_free(fep->tss_buf);
 }
 
-int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
-		 const struct uet_callbacks *cb, void *user, uet_time now)
+static int fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
+		    const struct uet_callbacks *cb, void *user, uet_time now)
 {
 	struct uet_fep *fep;
 	int rc;
 
-	if (!fepp || !cfg || !cb || !cb->complete || !cb->rand)
-		return UET_ERR_INVAL;
-	fep = calloc(1, sizeof(*fep));
+	fep = uet_calloc(1, sizeof(*fep));
 	if (!fep)
 		return UET_ERR_NOMEM;
 	fep->cfg = *cfg;
@@ -133,39 +142,56 @@ int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
 	fep->wire_mtu = cfg->mtu;
 	rc = fep_tss_open(fep);
 	if (rc) {
-		free(fep);
+		uet_free(fep);
 		return rc;
 	}
 	rc = uet_pds_create(&fep->pds, &fep->cfg, &fep->cb, user, &fep->st,
 			    now);
 	if (rc) {
 		fep_tss_close(fep);
-		free(fep);
+		uet_free(fep);
 		return rc;
 	}
-	fep->ses = uet_ses_create(&fep->cfg, &fep->cb, user, fep->pds);
-	if (!fep->ses) {
-		/* SES says NULL for a bad config or no memory. */
+	rc = uet_ses_create(&fep->ses, &fep->cfg, &fep->cb, user, fep->pds);
+	if (rc) {
 		uet_pds_destroy(fep->pds);
 		fep_tss_close(fep);
-		free(fep);
-		return UET_ERR_INVAL;
+		uet_free(fep);
+		return rc;
 	}
 	uet_pds_attach(fep->pds, fep->ses);
 	*fepp = fep;
 	return 0;
 }
 
+int uet_fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
+		 const struct uet_callbacks *cb, void *user, uet_time now)
+{
+	const struct uet_alloc *prev;
+	int rc;
+
+	if (!fepp || !cfg || !cb || !cb->complete || !cb->rand)
+		return UET_ERR_INVAL;
+	prev = uet_alloc_enter(cfg->alloc);
+	rc = fep_open(fepp, cfg, cb, user, now);
+	uet_alloc_leave(prev);
+	return rc;
+}
+
 void uet_fep_close(struct uet_fep *fep)
 {
+	const struct uet_alloc *prev;
+
 	if (!fep)
 		return;
 	assert(!fep->busy);
+	prev = uet_alloc_enter(fep->cfg.alloc);
 	/* PDS first: it releases every packet without calling SES. */
 	uet_pds_destroy(fep->pds);
 	uet_ses_destroy(fep->ses);
 	fep_tss_close(fep);
-	free(fep);
+	uet_free(fep);
+	uet_alloc_leave(prev);
 }
 
 void uet_fep_flush(struct uet_fep *fep)
@@ -286,7 +312,7 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		} else if (p.has_tss) {
 			/* Not enabled here, or nested inside TSS. */
 			fep->st.drop_other++;
-			rc = UET_ERR_INVAL;
+			rc = UET_ERR_DROPPED;
 		} else if (fep->tss && fep_tss_unbound(fep, &p)) {
 			fep->st.drop_tss++;
 			rc = UET_ERR_TSS_BINDING;
@@ -295,12 +321,19 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		}
 	}
 	fep_leave(fep);
+	/* The arguments were fine: whatever went wrong was the packet's,
+	 * and the layer that dropped it counted it. */
+	if (rc > 0)
+		rc = 0;
+	else if (rc < 0 && !uet_err_is_drop(rc))
+		rc = UET_ERR_DROPPED;
 	return rc;
 }
 
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 			uint8_t *buf, size_t cap, uet_time now)
 {
+	uint8_t *out = buf;	/* where PDS writes: after the TSS header */
 	ssize_t n;
 
 	if (!pi || !buf || cap < fep->wire_mtu)
@@ -308,18 +341,20 @@ ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 	fep_enter(fep, now);
 	/* Fixed-size packets are never more than mtu. */
 	cap = fep->cfg.mtu;
-	n = uet_nack_poll(fep->pds, pi, buf, cap, now);
+	if (fep->tss)
+		out = buf + uet_tss_headroom();
+	n = uet_nack_poll(fep->pds, pi, out, cap, now);
 	if (!n)
-		n = uet_pds_poll_ctl(fep->pds, pi, buf, cap, now);
+		n = uet_pds_poll_ctl(fep->pds, pi, out, cap, now);
 	if (!n)
-		n = uet_pds_poll_retx(fep->pds, pi, buf, cap, now);
+		n = uet_pds_poll_retx(fep->pds, pi, out, cap, now);
 	if (!n)
-		n = uet_pds_poll_new(fep->pds, pi, buf, cap, now);
+		n = uet_pds_poll_new(fep->pds, pi, out, cap, now);
 	if (n > 0 && fep->tss) {
 		/* Not sealed (counter exhausted): lost, as on the wire;
 		 * PDS resends and finally gives up on the peer. */
-		n = uet_tss_seal(fep->tss, &pi->dst, buf, (size_t)n,
-				 fep->wire_mtu);
+		n = uet_tss_seal_in_place(fep->tss, &pi->dst, buf, (size_t)n,
+					  fep->wire_mtu);
 		if (n < 0)
 			n = 0;
 	}
@@ -338,12 +373,11 @@ uet_time uet_fep_next_timeout(const struct uet_fep *fep)
 	return uet_pds_next_timeout(fep->pds);
 }
 
-int uet_fep_handle_timeout(struct uet_fep *fep, uet_time now)
+void uet_fep_handle_timeout(struct uet_fep *fep, uet_time now)
 {
 	fep_enter(fep, now);
 	uet_pds_handle_timeout(fep->pds, now);
 	fep_leave(fep);
-	return 0;
 }
 
 size_t uet_fep_tx_left(const struct uet_fep *fep)

@@ -126,6 +126,12 @@ void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	       const struct uet_ses_req *req, const uint8_t *payload,
 	       size_t len, struct uet_ses_reply *reply, uet_time now);
+/* The checks of a request that need no state (header format, JobID,
+ * PIDonFEP, resource index): true when req is for us; else false with
+ * *rsp the refusal (counted). PDS asks before it makes a PDC for a SYN,
+ * and again for a duplicate whose response it did not keep. */
+bool uet_ses_rx_admit(struct uet_ses *ses, const struct uet_ses_req *req,
+		      struct uet_ses_rsp *rsp);
 /* A return-direction packet (an SES response with data, next_hdr 5/6)
  * arrived on a PDC this fep initiated; never a duplicate. Returns 0, or
  * a NACK code like uet_ses_rx (the target then resends it later). */
@@ -229,6 +235,13 @@ void uet_ses_pdc_open(struct uet_ses *ses, struct uet_pdc_ref *pdc);
  * failure); SES frees its per-PDC state, and fails what it still waits
  * for on it (read data of an initiator PDC that failed). */
 void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc);
+/* The peer of this initiator PDC holds no state for it (it restarted:
+ * NACK INV_DPDCID), so it delivered none of its packets. Messages none of
+ * whose packets was acknowledged go back to the front of the queue, to be
+ * sent whole on a new PDC; the others reached the process that is gone
+ * and fail. PDS then forgets every packet of the PDC without a word and
+ * closes it (uet_ses_pdc_closed). */
+void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc);
 /* Does SES have a message in flight or queued on this PDC, or wait for
  * something on it (read data)? PDS closes an idle initiator PDC only when
  * this says no; at a target it defers reaping a silent initiator's PDC

@@ -22,6 +22,7 @@
 
 #include "uet/rawip.h"
 #include "uet/wire.h"
+#include "sockaddr.h"
 
 #define RAW_IP4_HDR	20		/* without options */
 #define RAW_ENT		UET_ENTROPY_HDR_LEN
@@ -96,40 +97,11 @@ void uet_rawip_stats(const struct uet_net *net, struct uet_rawip_stats *st)
 	*st = raw_port(net)->st;
 }
 
-static socklen_t raw_sockaddr(const struct uet_addr *a,
-			      struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->af == UET_AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		memcpy(&s4->sin_addr, a->ip, 4);
-		return sizeof(*s4);
-	}
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-	s6->sin6_family = AF_INET6;
-	memcpy(&s6->sin6_addr, a->ip, 16);
-	return sizeof(*s6);
-}
-
 static const char *raw_local_bad(const struct uet_addr *a)
 {
-	static const uint8_t zero[16];
-
-	if (a->af != UET_AF_INET && a->af != UET_AF_INET6)
-		return "no address family";
-	if (!memcmp(a->ip, zero, a->af == UET_AF_INET ? 4 : 16))
-		return "unspecified address";
-	if (a->af == UET_AF_INET ? a->ip[0] >= 224 : a->ip[0] == 0xff)
-		return "not a unicast address";
-	if (a->af == UET_AF_INET6 && a->ip[0] == 0xfe &&
-	    (a->ip[1] & 0xc0) == 0x80)
-		return "link-local address (needs an interface index)";
 	if (a->port)
 		return "ip->port must be 0 (raw IP has no ports)";
-	return NULL;
+	return uet_sockaddr_local_bad(a);
 }
 
 static int raw_setopt(int fd, int level, int name, int v)
@@ -194,7 +166,7 @@ static int raw_socket(struct raw_port *p, const struct uet_rawip_config *cfg)
 				      (int)cfg->sndbuf))
 		(void)raw_setopt(p->fd, SOL_SOCKET, SO_SNDBUF,
 				 (int)cfg->sndbuf);
-	len = raw_sockaddr(&p->net.local, &ss);
+	len = uet_sockaddr_from(&p->net.local, 0, &ss);
 	if (bind(p->fd, (struct sockaddr *)&ss, len)) {
 		char s[64];
 
@@ -290,7 +262,7 @@ static bool raw_tx_prep(struct raw_port *p, const struct uet_net_msg *m,
 		return false;
 	memset(h, 0, sizeof(*h));
 	h->msg_name = &p->sa[k];
-	h->msg_namelen = raw_sockaddr(&m->info.dst, &p->sa[k]);
+	h->msg_namelen = uet_sockaddr_from(&m->info.dst, 0, &p->sa[k]);
 	p->iov[2 * k].iov_base = p->hdr[k];
 	p->iov[2 * k].iov_len = RAW_ENT;
 	p->iov[2 * k + 1].iov_base = m->buf;
@@ -369,7 +341,6 @@ static bool raw_rx_fill(struct raw_port *p, unsigned i,
 			struct uet_net_msg *m, uet_time now)
 {
 	struct msghdr *h = &p->mm[i].msg_hdr;
-	const struct sockaddr_storage *ss = &p->sa[i];
 	size_t got = p->mm[i].msg_len, head, lead, body;
 	uint8_t *hd = p->hdr[i];
 	struct uet_entropy_hdr e;
@@ -378,24 +349,17 @@ static bool raw_rx_fill(struct raw_port *p, unsigned i,
 	m->info.dst = p->net.local;
 	m->info.home = true;
 	m->info.ts = now;
+	uet_sockaddr_to(&p->sa[i], &m->info.src);
+	m->info.src.port = 0;		/* the protocol number, for raw IP */
 	if (p->af == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-		size_t ihl;
-
 		if (got < RAW_IP4_HDR)
 			return false;
-		ihl = (size_t)(hd[0] & 0x0f) * 4;
+		head = (size_t)(hd[0] & 0x0f) * 4;
 		m->info.ecn = hd[1] & 3;
 		m->info.dscp = hd[1] >> 2;
-		m->info.src.af = UET_AF_INET;
-		memcpy(m->info.src.ip, &s4->sin_addr, 4);
-		head = ihl;
 	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
 		struct cmsghdr *c;
 
-		m->info.src.af = UET_AF_INET6;
-		memcpy(m->info.src.ip, &s6->sin6_addr, 16);
 		for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
 			if (c->cmsg_level == IPPROTO_IPV6 &&
 			    c->cmsg_type == IPV6_TCLASS &&

@@ -43,6 +43,7 @@
 #endif
 
 #include "uet/udp.h"
+#include "sockaddr.h"
 
 #define UDP_MAX4	65507u	/* 65535 - IPv4 header - UDP header */
 #define UDP_MAX6	65527u	/* 65535 - UDP header, no jumbograms */
@@ -134,48 +135,6 @@ void uet_udp_config_default(struct uet_udp_config *cfg)
 	cfg->gso = true;
 }
 
-/* uet_addr (raw port) to a socket address of family af. */
-static socklen_t udp_to_sockaddr(const struct uet_addr *a, uint16_t port,
-				 struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (a->af == UET_AF_INET) {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		memcpy(&s4->sin_addr, a->ip, 4);
-		return sizeof(*s4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		memcpy(&s6->sin6_addr, a->ip, 16);
-		return sizeof(*s6);
-	}
-}
-
-/* Socket address to uet_addr; the port is the one on the wire. */
-static void udp_from_sockaddr(const struct sockaddr_storage *ss,
-			      struct uet_addr *a)
-{
-	memset(a, 0, sizeof(*a));
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		a->af = UET_AF_INET;
-		a->port = ntohs(s4->sin_port);
-		memcpy(a->ip, &s4->sin_addr, 4);
-	} else if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		a->af = UET_AF_INET6;
-		a->port = ntohs(s6->sin6_port);
-		memcpy(a->ip, &s6->sin6_addr, 16);
-	}
-}
-
 static void udp_err_addr(char *buf, size_t cap, const char *what,
 			 const struct uet_addr *a, uint16_t port, int err)
 {
@@ -185,33 +144,6 @@ static void udp_err_addr(char *buf, size_t cap, const char *what,
 	p.port = port;
 	uet_addr_str(s, sizeof(s), &p);
 	snprintf(buf, cap, "%s %s: %s", what, s, strerror(err));
-}
-
-/* A local address an endpoint can own: unicast, specified, reachable
- * without an interface index. Returns NULL or why not. */
-static const char *udp_local_bad(const struct uet_addr *a)
-{
-	static const uint8_t zero[16], mapped[12] = { [10] = 0xff, 0xff };
-
-	switch (a->af) {
-	case UET_AF_INET:
-		if (!memcmp(a->ip, zero, 4))
-			return "unspecified address";
-		if (a->ip[0] >= 224)	/* multicast, class E, broadcast */
-			return "not a unicast address";
-		return NULL;
-	case UET_AF_INET6:
-		if (!memcmp(a->ip, zero, 16))
-			return "unspecified address";
-		if (a->ip[0] == 0xff)
-			return "multicast address";
-		if (!memcmp(a->ip, mapped, 12))
-			return "v4-mapped address (use UET_AF_INET)";
-		if (a->ip[0] == 0xfe && (a->ip[1] & 0xc0) == 0x80)
-			return "link-local address (needs an interface index)";
-		return NULL;
-	}
-	return "no address family";
 }
 
 /* SO_*BUFFORCE passes rmem_max/wmem_max when we may (CAP_NET_ADMIN). */
@@ -282,7 +214,7 @@ static int udp_socket(struct udp_port *p, bool home, uint16_t port,
 		udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
 		(void)udp_setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
 	}
-	len = udp_to_sockaddr(&p->net.local, port, &ss);
+	len = uet_sockaddr_from(&p->net.local, port, &ss);
 	if (bind(fd, (struct sockaddr *)&ss, len)) {
 		rc = -errno;
 		udp_err_addr(udp_open_err, sizeof(udp_open_err), "bind",
@@ -426,7 +358,7 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 		uet_udp_config_default(&def);
 		cfg = &def;
 	}
-	bad = udp_local_bad(ip);
+	bad = uet_sockaddr_local_bad(ip);
 	if (!bad && ip->port)
 		bad = "ip->port must be 0 (the port is cfg->port)";
 	if (!bad)
@@ -574,7 +506,7 @@ static void udp_tx_prep(struct udp_port *p, const struct uet_net_msg *msgs,
 
 	memset(h, 0, sizeof(*h));
 	h->msg_name = &p->sa[k];
-	h->msg_namelen = udp_to_sockaddr(&msgs[0].info.dst,
+	h->msg_namelen = uet_sockaddr_from(&msgs[0].info.dst,
 					 msgs[0].info.dst.port, &p->sa[k]);
 	for (unsigned i = 0; i < segs; i++) {
 		iov[i].iov_base = msgs[i].buf;
@@ -739,7 +671,7 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 	size_t seg = 0;
 
 	memset(&m->info, 0, sizeof(m->info));
-	udp_from_sockaddr(&p->sa[i], &m->info.src);
+	uet_sockaddr_to(&p->sa[i], &m->info.src);
 	/* Raw: the sender's home port cannot be told from it (udp.h). */
 	m->info.entropy = m->info.src.port;
 	m->info.dst = p->net.local;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "acktr.h"
@@ -13,7 +14,7 @@ int uet_acktr_pool_init(struct uet_gtd_pool *pool, unsigned n)
 {
 	unsigned i;
 
-	pool->slots = calloc(n ? n : 1, sizeof(*pool->slots));
+	pool->slots = uet_calloc(n ? n : 1, sizeof(*pool->slots));
 	if (!pool->slots)
 		return UET_ERR_NOMEM;
 	pool->free = NULL;
@@ -27,7 +28,7 @@ int uet_acktr_pool_init(struct uet_gtd_pool *pool, unsigned n)
 
 void uet_acktr_pool_fini(struct uet_gtd_pool *pool)
 {
-	free(pool->slots);
+	uet_free(pool->slots);
 	memset(pool, 0, sizeof(*pool));
 }
 

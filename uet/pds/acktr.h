@@ -71,6 +71,8 @@ struct uet_acktr {
 	unsigned unacked;	/* new packets since the last ACK */
 	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
 	uet_time ack_rx_at;	/* when ack_psn arrived (service time) */
+	uint64_t rcvd_bytes;	/* nominal bytes of new data (cms.md §2) */
+	uint64_t rcvd_heard;	/* ... when the pacer last heard (rcp.c) */
 };
 
 int uet_acktr_pool_init(struct uet_gtd_pool *pool, unsigned n);
@@ -88,6 +90,19 @@ bool uet_acktr_has(const struct uet_acktr *a, uint32_t psn);
 /* Record a new PSN (classified NEW); true when it filled a hole below the
  * highest PSN received. */
 bool uet_acktr_mark(struct uet_acktr *a, uint32_t psn);
+/* A new data packet of bytes (nominal, cms.md §1.1) was accepted; and
+ * what ACK_CC's rcvd_bytes says of all of them: 24 bits of 256-byte
+ * units, rounded up (cms.md §2). */
+static inline void uet_acktr_received(struct uet_acktr *a, uint32_t bytes)
+{
+	a->rcvd_bytes += bytes;
+}
+
+static inline uint32_t uet_acktr_rcvd_q(const struct uet_acktr *a)
+{
+	return (uint32_t)((a->rcvd_bytes + 255) >> 8) & 0xFFFFFFu;
+}
+
 /* Move CACK as far as the rules allow; returns how far it moved. */
 uint32_t uet_acktr_advance(struct uet_acktr *a);
 /* Apply a CLEAR_PSN (ignored unless newer and at most the highest PSN

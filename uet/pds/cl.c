@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "cl.h"
@@ -23,7 +24,7 @@ int uet_cl_init(struct uet_pds *pds)
 
 	/* Read data inline: what fits in one packet after the headers. */
 	cl->data_cap = pds->cfg.mtu > room ? pds->cfg.mtu - room : 0;
-	cl->ans_data = malloc(UET_CL_ANSWERS * (cl->data_cap ? cl->data_cap :
+	cl->ans_data = uet_malloc(UET_CL_ANSWERS * (cl->data_cap ? cl->data_cap :
 						1));
 	if (!cl->ans_data)
 		return UET_ERR_NOMEM;
@@ -37,7 +38,7 @@ int uet_cl_init(struct uet_pds *pds)
 
 void uet_cl_fini(struct uet_pds *pds)
 {
-	free(pds->cl.ans_data);
+	uet_free(pds->cl.ans_data);
 	pds->cl.ans_data = NULL;
 }
 

@@ -37,9 +37,9 @@ uint8_t fake_ses_ret_byte(uint16_t id, uint32_t off)
 	return (uint8_t)(id * 17u + off * 11u + (off >> 9) + 0x5A);
 }
 
-struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
-			       const struct uet_callbacks *cb, void *user,
-			       struct uet_pds *pds)
+int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
+		   const struct uet_callbacks *cb, void *user,
+		   struct uet_pds *pds)
 {
 	struct uet_ses *ses;
 	unsigned i;
@@ -47,10 +47,10 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	for (i = 0; i < REG_MAX && reg[i].ses; i++)
 		;
 	if (i == REG_MAX)
-		return NULL;
+		return UET_ERR_NOMEM;
 	ses = calloc(1, sizeof(*ses));
 	if (!ses)
-		return NULL;
+		return UET_ERR_NOMEM;
 	ses->cfg = *cfg;
 	ses->cb = cb;
 	ses->user = user;
@@ -59,7 +59,8 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	reg[i].user = user;
 	reg[i].ses = ses;
 	uet_pds_cl_attach(pds, &fake_ses_cl_ops);
-	return ses;
+	*out = ses;
+	return 0;
 }
 
 void uet_ses_destroy(struct uet_ses *ses)
@@ -521,6 +522,20 @@ static int read_serve(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	return 0;
 }
 
+bool uet_ses_rx_admit(struct uet_ses *ses, const struct uet_ses_req *req,
+		      struct uet_ses_rsp *rsp)
+{
+	/* The stand-in takes every job: refusals are its hooks' to make. */
+	(void)ses;
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->format = UET_NH_RSP;
+	rsp->opcode = UET_SES_DEFAULT_RESPONSE;
+	rsp->return_code = UET_RC_OK;
+	rsp->message_id = req->message_id;
+	rsp->job_id = req->job_id;
+	return true;
+}
+
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	       const struct uet_ses_req *req, const uint8_t *payload,
 	       size_t len, struct uet_ses_reply *reply, uet_time now)
@@ -586,6 +601,30 @@ void uet_ses_pdc_open(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 	if (ses->pdc_now > ses->pdc_peak)
 		ses->pdc_peak = ses->pdc_now;
 	pdc->ses_state = ses;
+}
+
+void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
+{
+	unsigned i;
+
+	/* Messages to the peer nothing of which was acknowledged start
+	 * over; the others fail (the packets PDS forgets are settled). */
+	for (i = 0; i < ses->nmsgs; i++) {
+		struct fake_msg *m = &ses->msgs[i];
+
+		if (m->done || !uet_addr_equal(&m->peer, &pdc->peer) ||
+		    !m->next_off)
+			continue;
+		if (m->acked || m->failed || m->read) {
+			m->err = UET_ERR_PEER;
+			m->code = UET_NACK_INV_DPDCID;
+			m->next_off = m->len;
+			msg_complete(ses, m);
+			continue;
+		}
+		m->next_off = 0;
+		memset(m->state, 0, m->npkts);
+	}
 }
 
 void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc)

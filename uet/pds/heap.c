@@ -2,13 +2,14 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "heap.h"
 
 int uet_heap_init(struct uet_heap *h, unsigned cap)
 {
-	h->a = calloc(cap ? cap : 1, sizeof(*h->a));
+	h->a = uet_calloc(cap ? cap : 1, sizeof(*h->a));
 	h->n = 0;
 	h->cap = cap;
 	return h->a ? 0 : UET_ERR_NOMEM;
@@ -16,7 +17,7 @@ int uet_heap_init(struct uet_heap *h, unsigned cap)
 
 void uet_heap_fini(struct uet_heap *h)
 {
-	free(h->a);
+	uet_free(h->a);
 	h->a = NULL;
 	h->n = h->cap = 0;
 }

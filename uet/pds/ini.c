@@ -103,10 +103,12 @@ bool uet_ini_retx_blocked(struct uet_pdc *pdc)
 		return false;
 	/* RCCC: before the target knows the PDC it can grant nothing: the
 	 * speculative burst's trims are resent one at a time once it has
-	 * landed, until one arrives and opens the PDC. */
+	 * landed, and none while a resend trimmed again is paused
+	 * (uet_ini_resend), until one arrives and opens the PDC. */
 	if (pdc->ref.initiator && uet_ccc_credit_paced(pdc->ccc) &&
 	    pdc->state == UET_PDC_SYN)
-		return pdc->ccc->inflight_pkts > 0;
+		return pdc->ccc->inflight_pkts > 0 ||
+		       uet_rtb_next_timer(&pdc->rtb) != UET_TIME_NONE;
 	return !uet_ccc_can_send(pdc->ccc, pdc->ref.initiator);
 }
 
@@ -141,7 +143,30 @@ struct ini_news {
 	uet_time rack;		/* latest send of one surely arrived */
 	uint32_t rack_psn;	/* its PSN: orders packets sent at once */
 	uint32_t bytes;		/* nominal bytes newly known arrived */
+	uint32_t ecn_psn;	/* the packet the ACK names, if it has M */
+	bool ecn;
 };
+
+/* The PDC's entropy selection (cms/lb.h), set up at its first packet;
+ * ROD keeps one path (§2). */
+static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	const struct uet_fep_config *c = &pds->cfg;
+
+	if (!pdc->lb.ops)
+		uet_lb_init(&pdc->lb, pdc->rod ? UET_LB_SINGLE : c->lb,
+			    c->entropy_count, c->entropy_run, c->trimming,
+			    4 * c->rto_min, uet_pds_rand32(pds));
+	return &pdc->lb;
+}
+
+/* What became of a packet, told to the selection of its entropy. */
+static void ini_feed(struct uet_pdc *pdc, const struct uet_rtb_ent *e,
+		     enum uet_lb_sig sig, uet_time now)
+{
+	if (pdc->lb.ops && e->ev != UET_LB_NONE)
+		uet_lb_feed(&pdc->lb, e->ev, sig, now);
+}
 
 /* Was (t, psn) sent after (rt, rpsn)? Time first, then PSN (RFC 8985
  * §6.2 breaks ties by sequence). */
@@ -161,10 +186,12 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 /* The ACK for psn arrived: tell SES (reply NULL: cumulative, §5.4 step
  * 3). */
 /* e is newly known to have arrived: note what that says. */
-static void ini_news_add(const struct uet_pdc *pdc,
+static void ini_news_add(struct uet_pdc *pdc,
 			 const struct uet_rtb_ent *e, uint32_t psn,
 			 struct ini_news *nw, uet_time now)
 {
+	ini_feed(pdc, e, nw->ecn && psn == nw->ecn_psn ? UET_LB_ECN :
+							  UET_LB_ACK, now);
 	if (ent_timed(e) &&
 	    (nw->newest == UET_TIME_NONE || e->sent_at > nw->newest))
 		nw->newest = e->sent_at;
@@ -327,6 +354,7 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 			continue;
 		}
 		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
+		ini_feed(pdc, e, UET_LB_LOSS, now);
 		ent_land(pdc, e);
 		ent_undue(pdc, e);
 		if (e->nacks < UINT8_MAX)
@@ -404,7 +432,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uint8_t req = h->flags & UET_PDS_F_REQ_MASK;
 	struct uet_pdc *pdc;
 	struct uet_rtb *rtb;
-	struct ini_news nw = { UET_TIME_NONE, UET_TIME_NONE, 0, 0 };
+	struct ini_news nw = { UET_TIME_NONE, UET_TIME_NONE, 0, 0, 0, false };
 	uint32_t cack, ack_psn, psn;
 	uet_time exact, rtt = UET_TIME_NONE;
 	unsigned n = 0;
@@ -412,8 +440,11 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	/* §5.4 step 1: the PDC (by our id; the FA only, pds.h: Addresses),
 	 * its peer, the PSNs. */
 	pdc = uet_pdc_find_id(pds, a->dpdcid);
+	/* spdcid 0 in the SYN phase: a refusal the target kept no PDC
+	 * for (nack.h); it answers, it names nothing. */
 	if (!pdc || !ini_active(pdc) ||
-	    !uet_pdc_fa_is(pdc, &pi->src) || !a->spdcid ||
+	    !uet_pdc_fa_is(pdc, &pi->src) ||
+	    (!a->spdcid && pdc->state != UET_PDC_SYN) ||
 	    (pdc->state != UET_PDC_SYN && a->spdcid != pdc->rid)) {
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
@@ -438,7 +469,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		return UET_ERR_INVAL;
 	}
 	pds->st->acks_rx++;
-	if (pdc->state == UET_PDC_SYN) {
+	if (pdc->state == UET_PDC_SYN && a->spdcid) {
 		/* §3.2: the first ACK names the target's PDC. */
 		pdc->rid = a->spdcid;
 		pdc->state = UET_PDC_EST;
@@ -447,6 +478,9 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uet_ini_heard(pdc, now);
 
 	exact = ini_exact(pdc, ack_psn, h->flags);
+	/* The target ACKs a CE packet at once, naming it (pds.h). */
+	nw.ecn = h->flags & UET_PDS_F_M;
+	nw.ecn_psn = ack_psn;
 	/* Step 2: ACK_PSN gets the response (once). */
 	if (uet_rtb_holds(rtb, ack_psn) &&
 	    !(uet_rtb_get(rtb, ack_psn)->fl & UET_RTB_ACKED)) {
@@ -503,6 +537,11 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 			.ecn = h->flags & UET_PDS_F_M, .now = now,
 		};
 
+		if (h->type == UET_PDS_ACK_CC && a->cc_type == UET_CC_NSCC) {
+			ev.pend = a->cc.rcv_cwnd_pend;
+			ev.restore = a->cc.restore_cwnd;
+		}
+
 		uet_ccc_on_ack(pdc->ccc, &ev);
 	}
 	/* Any ACK ends a tail probe; what it proves arrived may prove
@@ -528,6 +567,21 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (pdc->state == UET_PDC_CLOSING && rtb->base == rtb->next) {
 		uet_pdc_free(pds, pdc);
 		return 0;
+	}
+	/* A refusal no PDC keeps (spdcid 0, nack.h): nothing at the target
+	 * to overrun; once all is answered this SYN phase is over (its
+	 * psn_offset space is finite), a new PDC takes what follows. */
+	if (!a->spdcid) {
+		rtb->peer_cack = uet_psn_max(rtb->peer_cack, rtb->base - 1);
+		if (rtb->base == rtb->next) {
+			struct uet_addr peer = pdc->ref.peer;
+			bool more = uet_ses_pdc_busy(pds->ses, &pdc->ref);
+
+			uet_pdc_free(pds, pdc);
+			if (more)
+				uet_pds_wake(pds, &peer, now);
+			return 0;
+		}
 	}
 	if (pdc->tx_want)
 		uet_pdc_want_tx(pds, pdc);
@@ -649,7 +703,7 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	if (pdc->tlp_at <= now)
 		ini_tlp(pds, pdc, now);
 	if (ini_credit_req_at(pds, pdc) <= now) {
-		pdc->ccc->rccc.starved_at = now;	/* again after an RTO */
+		uet_ccc_credit_asked(pdc->ccc, now);	/* again later */
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CREDIT_REQ);
 	}
 
@@ -679,6 +733,8 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 			if (e->fl & UET_RTB_FLIGHT)
 				pdc->ccc->ops->on_loss(pdc->ccc, e->size,
 						       e->sent_at, now);
+			/* Its path may be dead: retired (cms/lb.h). */
+			ini_feed(pdc, e, UET_LB_TIMEOUT, now);
 			ent_land(pdc, e);
 			ent_due(pds, pdc, e, UET_RTB_DUE);
 		}
@@ -765,6 +821,7 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 	bool resend = e->fl & UET_RTB_SENT, syn;
 	struct uet_pds_hdr h;
+	uint16_t ev;
 	ssize_t n;
 	int hl, sl;
 
@@ -778,11 +835,14 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.ctrl.psn = psn;
 		h.ctrl.spdcid = pdc->lid;
 		h.ctrl.dpdcid = pdc->rid;
-		n = uet_pds_emit(pds, pi, &pdc->ref.peer,
-				 uet_pdc_entropy(pds, pdc), &h, NULL, buf, cap,
-				 now);
+		/* Off the path of a CLOSE that went unanswered. */
+		ev = uet_lb_resend(ini_lb(pds, pdc),
+				   resend ? e->ev : UET_LB_NONE, now);
+		n = uet_pds_emit(pds, pi, &pdc->ref.peer, ev, &h, NULL, buf,
+				 cap, now);
 		if (n < 0)
 			return n;
+		e->ev = ev;
 	} else {
 		h.type = pdc->rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ;
 		/* RCCC: every forward request says how much credit we want
@@ -826,9 +886,14 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		memset(pi, 0, sizeof(*pi));
 		pi->src = pds->cfg.local;
 		pi->dst = pdc->ref.peer;
-		pi->entropy = uet_pdc_entropy(pds, pdc);
-		/* SYN packets introduce us: from the home port, so that the
-		 * target learns our address (pds.h: Addresses). */
+		/* A resend steps off the entropy that lost it (cms/lb.h).
+		 * SYN packets introduce us: from the home port, so that the
+		 * target learns our address (pds.h: Addresses); what comes
+		 * of them says nothing of a path. */
+		pi->entropy = resend ? uet_lb_resend(ini_lb(pds, pdc), e->ev,
+						     now) :
+				       uet_lb_next(ini_lb(pds, pdc), now);
+		e->ev = syn ? UET_LB_NONE : pi->entropy;
 		pi->home = syn;
 		pi->ecn = pds->cfg.ecn;
 		pi->ts = now;
@@ -860,6 +925,7 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_pds_hdr h;
+	struct uet_lb *lb;
 
 	memset(&h, 0, sizeof(h));
 	if (pdc->ctl & UET_PDC_CTL_CREDIT_REQ) {
@@ -891,9 +957,15 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.ctrl.dpdcid = pdc->rid;
 		pdc->last_act = now;
 		pds->st->probes_tx++;
-		return uet_pds_emit(pds, pi, &pdc->ref.peer,
-				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
-				    cap, now);
+		/* Each probe on a fresh pick, off the last one's path if
+		 * that went unanswered: a run of them on one dead path
+		 * would fail a live PDC. */
+		lb = ini_lb(pds, pdc);
+		if (pdc->probes > 1 && lb->probe_ev != UET_LB_NONE)
+			uet_lb_feed(lb, lb->probe_ev, UET_LB_TIMEOUT, now);
+		lb->probe_ev = uet_lb_resend(lb, lb->probe_ev, now);
+		return uet_pds_emit(pds, pi, &pdc->ref.peer, lb->probe_ev,
+				    &h, NULL, buf, cap, now);
 	}
 	if (pdc->ctl & UET_PDC_CTL_CRACK) {
 		pdc->ctl &= ~UET_PDC_CTL_CRACK;
@@ -954,8 +1026,10 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 	h.ctrl.dpdcid = pdc->rid;
 	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
 	pdc->last_act = now;
-	return uet_pds_emit(pds, pi, &pdc->ref.peer, uet_pdc_entropy(pds, pdc),
-			    &h, NULL, buf, cap, now);
+	/* Not on the path that lost the ACK's request (or the ACK). */
+	return uet_pds_emit(pds, pi, &pdc->ref.peer,
+			    uet_lb_resend(ini_lb(pds, pdc), e->ev, now), &h,
+			    NULL, buf, cap, now);
 }
 
 /* Payload bytes as the nominal bytes they will take on the wire (the
@@ -1081,6 +1155,21 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	if (e->fl & UET_RTB_FLIGHT)
 		pdc->ccc->ops->on_nack(pdc->ccc, e->size, ini_nack_why(code),
 				       ecn, UET_TIME_NONE, now);
+	/* Trimmed on the way: that path is congested (not at the last
+	 * hop, which every path shares). */
+	if (ini_nack_why(code) == UET_CC_NACK_TRIM)
+		ini_feed(pdc, e, UET_LB_TRIM, now);
+	/* RCCC, a resend trimmed before the PDC opened: no credit paces
+	 * these, and in a large incast every sender's go one after another
+	 * into a full queue (1023 senders: a trim every RTT each, for
+	 * milliseconds). The next waits rto_min (the first burst's trims
+	 * do not count); not doubling, which left the last senders to open
+	 * milliseconds behind the others. */
+	if (pdc->state == UET_PDC_SYN && uet_ccc_credit_paced(pdc->ccc) &&
+	    (e->nacks || e->retx)) {
+		ini_pause(pds, pdc, e, 0, now);
+		return true;
+	}
 	/* Trimmed again and again: stop hammering, pace like a back-off,
 	 * doubling from rto_min with each NACK beyond max_retx (not with
 	 * every NACK the packet ever had: that put a whole incast into
@@ -1121,6 +1210,7 @@ bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		struct uet_rtb_ent *e = uet_rtb_get(rtb, expected);
 
 		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
+		ini_feed(pdc, e, UET_LB_LOSS, now);
 	}
 	/* §2: Go-Back-N from the first PSN the target lacks. A live peer
 	 * asked, and rewinds are bounded (expected only grows): no retry

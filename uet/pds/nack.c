@@ -45,10 +45,12 @@ enum uet_nack_class uet_nack_class(uint8_t code)
 	}
 }
 
-void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
-		    const struct uet_addr *dst, uint8_t code, uint32_t psn,
-		    uint16_t our_id, uint16_t their_id, uint8_t req_flags,
-		    uint32_t payload)
+static struct uet_nack_ent *nack_push(struct uet_pds *pds,
+				       const struct uet_pkt_info *pi,
+				       const struct uet_addr *dst,
+				       uint8_t code, uint32_t psn,
+				       uint16_t our_id, uint16_t their_id,
+				       uint8_t req_flags, uint32_t payload)
 {
 	struct uet_nack_q *q = &pds->nacks;
 	struct uet_nack_ent *n;
@@ -56,7 +58,7 @@ void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (q->n == q->cap) {
 		/* The initiator's RTO covers a NACK we could not send. */
 		pds->st->drop_other++;
-		return;
+		return NULL;
 	}
 	n = &q->ring[(q->head + q->n++) % q->cap];
 	memset(n, 0, sizeof(*n));
@@ -70,6 +72,53 @@ void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	n->code = code;
 	n->flags = (req_flags & UET_PDS_F_RETX) |
 		   (pi->ecn == UET_ECN_CE ? UET_PDS_F_M : 0);
+	return n;
+}
+
+void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		    const struct uet_addr *dst, uint8_t code, uint32_t psn,
+		    uint16_t our_id, uint16_t their_id, uint8_t req_flags,
+		    uint32_t payload)
+{
+	nack_push(pds, pi, dst, code, psn, our_id, their_id, req_flags,
+		  payload);
+}
+
+void uet_nack_queue_refusal(struct uet_pds *pds, const struct uet_pkt_info *pi,
+			    const struct uet_pds_hdr *h,
+			    const struct uet_ses_rsp *rsp)
+{
+	struct uet_nack_ent *n;
+
+	n = nack_push(pds, pi, NULL, 0, h->req.psn, 0, h->req.spdcid,
+		      h->flags, 0);
+	if (!n)
+		return;
+	n->refusal = true;
+	n->rsp = *rsp;
+	n->cack = h->req.psn - h->req.psn_offset - 1;
+}
+
+/* The stateless answer of a refused SYN: no PDC, so spdcid 0 (the
+ * initiator stays in its SYN phase) and nothing cumulative. */
+static ssize_t nack_refusal(struct uet_pds *pds, struct uet_pkt_info *pi,
+			    const struct uet_nack_ent *n, uint8_t *buf,
+			    size_t cap, uet_time now)
+{
+	struct uet_ses_reply reply;
+	struct uet_pds_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	memset(&reply, 0, sizeof(reply));
+	reply.rsp = n->rsp;
+	h.type = UET_PDS_ACK;
+	h.next_hdr = UET_NH_RSP;
+	h.flags = n->flags;
+	h.ack.ack_psn_offset = (int16_t)(n->psn - n->cack);
+	h.ack.cack_psn = n->cack;
+	h.ack.dpdcid = n->dpdcid;
+	return uet_pds_emit(pds, pi, &n->dst, n->entropy, &h, &reply, buf,
+			    cap, now);
 }
 
 ssize_t uet_nack_poll(struct uet_pds *pds, struct uet_pkt_info *pi,
@@ -83,6 +132,15 @@ ssize_t uet_nack_poll(struct uet_pds *pds, struct uet_pkt_info *pi,
 	if (!q->n)
 		return 0;
 	n = &q->ring[q->head];
+	if (n->refusal) {
+		len = nack_refusal(pds, pi, n, buf, cap, now);
+		if (len < 0)
+			return len;
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		pds->st->acks_tx++;
+		return len;
+	}
 	memset(&h, 0, sizeof(h));
 	h.type = UET_PDS_NACK;
 	h.flags = n->flags;
@@ -173,6 +231,14 @@ int uet_nack_rx(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		     k->code == UET_NACK_CLOSING)) {
 			/* The target forgot the PDC already: closed. */
 			uet_pdc_free(pds, pdc);
+			break;
+		}
+		if (k->code == UET_NACK_INV_DPDCID && pdc->ref.initiator &&
+		    pdc->state != UET_PDC_CLOSING) {
+			/* The target has no state for it (restarted at the
+			 * same address, or reaped it): what it cannot have
+			 * delivered goes again, on a new PDC. */
+			uet_pdc_lost(pds, pdc, now);
 			break;
 		}
 		uet_pdc_fail(pds, pdc, k->code);

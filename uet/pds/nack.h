@@ -14,6 +14,7 @@
 #include "uet/net.h"
 #include "uet/time.h"
 #include "uet/wire.h"
+#include "../core/sublayer.h"
 
 struct uet_pds;
 
@@ -21,8 +22,14 @@ struct uet_pds;
  * a burst of trims of four windows, as speculative RCCC starts make. */
 #define UET_NACK_Q_MIN	64u
 
+/* An entry is a NACK, or (refusal) an ACK that no PDC holds: a SYN
+ * refused before any state was made (tgt.c) gets its SES refusal in a
+ * plain ACK with spdcid 0, CACK = Start_PSN - 1. */
 struct uet_nack_ent {
 	struct uet_addr dst;
+	bool refusal;
+	struct uet_ses_rsp rsp;	/* refusal: the response */
+	uint32_t cack;		/* refusal: Start_PSN - 1 */
 	uint32_t psn;
 	uint32_t payload;
 	uint16_t spdcid;	/* ours, 0 when no PDC */
@@ -56,6 +63,11 @@ void uet_nack_queue(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		    const struct uet_addr *dst, uint8_t code, uint32_t psn,
 		    uint16_t our_id, uint16_t their_id, uint8_t req_flags,
 		    uint32_t payload);
+/* Queue the stateless answer to a SYN that SES refused (rsp) before any
+ * PDC was made, to where it came from (its home address). */
+void uet_nack_queue_refusal(struct uet_pds *pds, const struct uet_pkt_info *pi,
+			    const struct uet_pds_hdr *h,
+			    const struct uet_ses_rsp *rsp);
 ssize_t uet_nack_poll(struct uet_pds *pds, struct uet_pkt_info *pi,
 		      uint8_t *buf, size_t cap, uet_time now);
 /* A NACK arrived (initiator side). */

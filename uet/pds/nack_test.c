@@ -96,7 +96,9 @@ Test(nack, unknown_dpdcid)
 	cr_assert_eq(t_ses(1)->rx_pkts, 0);
 }
 
-Test(nack, reaped_target_makes_sender_fail_then_recover)
+/* The target reaped the PDC the initiator still keeps: NACK INV_DPDCID,
+ * and the message goes again on a new PDC, delivered once. */
+Test(nack, reaped_target_makes_sender_resend_on_new_pdc)
 {
 	struct uet_fep_config cfgs[2] = { t_cfg(), t_cfg() };
 
@@ -109,12 +111,14 @@ Test(nack, reaped_target_makes_sender_fail_then_recover)
 	cr_assert_eq(t_stats(0).pdc_closed, 0);
 	t_send(0, 1, T_SEG);
 	t_run_done(T.h.now + T_LIMIT);
-	cr_assert_eq(T.last[0].err, UET_ERR_PEER);
-	cr_assert_eq(T.last[0].prov_errno, UET_NACK_INV_DPDCID);
+	cr_assert_eq(T.last[0].err, 0);
+	cr_assert_eq(t_stats(0).pdc_failed, 0);
+	cr_assert_eq(t_stats(0).pdc_open, 2);
 	t_send(0, 1, T_SEG);
 	t_run_done(T.h.now + T_LIMIT);
 	cr_assert_eq(T.last[0].err, 0);
-	cr_assert_eq(t_ses(1)->rx_pkts, 2);
+	cr_assert_eq(t_ses(1)->rx_pkts, 3);
+	cr_assert_eq(t_ses(1)->rx_dups, 0);
 }
 
 Test(nack, reserved_pdc_info_refused)

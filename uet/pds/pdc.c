@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "ini.h"
@@ -10,6 +11,11 @@
 #include "pds.h"
 #include "rcp.h"
 #include "tgt.h"
+
+/* Verdicts remembered at once; the oldest gives way. */
+#define UNREACH_MAX	64u
+
+static void unreach_add(struct uet_pds *pds, const struct uet_addr *peer);
 
 static uint32_t pow2_at_least(uint32_t n)
 {
@@ -48,16 +54,18 @@ int uet_pdc_pool_init(struct uet_pds *pds)
 	pds->npdc = n;
 	pds->hash_mask = buckets - 1;
 	pds->rtb_cap = pow2_at_least(pds->cfg.window);
-	pds->pdcs = calloc(n, sizeof(*pds->pdcs));
-	pds->id_hash = calloc(buckets, sizeof(*pds->id_hash));
-	pds->peer_hash = calloc(buckets, sizeof(*pds->peer_hash));
-	pds->rtb_ents = calloc((size_t)n * pds->rtb_cap,
+	pds->pdcs = uet_calloc(n, sizeof(*pds->pdcs));
+	pds->id_hash = uet_calloc(buckets, sizeof(*pds->id_hash));
+	pds->peer_hash = uet_calloc(buckets, sizeof(*pds->peer_hash));
+	pds->rtb_ents = uet_calloc((size_t)n * pds->rtb_cap,
 			       sizeof(*pds->rtb_ents));
-	pds->rx_bits = calloc((size_t)n * UET_ACKTR_WORDS,
+	pds->rx_bits = uet_calloc((size_t)n * UET_ACKTR_WORDS,
 			      sizeof(*pds->rx_bits));
-	pds->waiting = calloc(n, sizeof(*pds->waiting));
+	pds->waiting = uet_calloc(n, sizeof(*pds->waiting));
+	pds->unreach = uet_calloc(UNREACH_MAX, sizeof(*pds->unreach));
 	if (!pds->pdcs || !pds->id_hash || !pds->peer_hash ||
-	    !pds->rtb_ents || !pds->rx_bits || !pds->waiting)
+	    !pds->rtb_ents || !pds->rx_bits || !pds->waiting ||
+	    !pds->unreach)
 		return UET_ERR_NOMEM;
 	/* A CCC per PDC at worst: one toward each peer. */
 	i = (unsigned)uet_ccc_table_init(&pds->cccs, &pds->cfg, n);
@@ -79,12 +87,14 @@ int uet_pdc_pool_init(struct uet_pds *pds)
 
 void uet_pdc_pool_fini(struct uet_pds *pds)
 {
-	free(pds->pdcs);
-	free(pds->id_hash);
-	free(pds->peer_hash);
-	free(pds->rtb_ents);
-	free(pds->rx_bits);
-	free(pds->waiting);
+	uet_free(pds->pdcs);
+	uet_free(pds->id_hash);
+	uet_free(pds->peer_hash);
+	uet_free(pds->rtb_ents);
+	uet_free(pds->rx_bits);
+	uet_free(pds->waiting);
+	uet_free(pds->unreach);
+	pds->unreach = NULL;
 	uet_ccc_table_fini(&pds->cccs);
 	pds->pdcs = NULL;
 	pds->id_hash = pds->peer_hash = NULL;
@@ -175,6 +185,12 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	pdc->ref.id = pdc->lid;
 	pdc->ref.peer = *peer;
 	pdc->ref.initiator = initiator;
+	if (!initiator) {
+		/* A SYN from its home address: the peer lives. */
+		pdc->half = true;
+		pds->nhalf++;
+		uet_pdc_alive(pds, peer);
+	}
 	pdc->entropy = (uint16_t)(uet_pds_rand32(pds) % pds->cfg.entropy_count);
 	pdc->last_act = pdc->heard_at = now;
 	pdc->probe_at = UET_TIME_NONE;
@@ -248,6 +264,7 @@ static void pdc_release(struct uet_pds *pds, struct uet_pdc *pdc)
 		uet_ses_pdc_closed(pds->ses, &pdc->ref);
 	}
 	uet_acktr_release(&pdc->rx, &pds->gtd);
+	uet_pdc_proven(pds, pdc);
 	uet_list_del(&pdc->ctl_link);
 	uet_list_del(&pdc->retx_link);
 	uet_list_del(&pdc->ready_link);
@@ -278,7 +295,108 @@ void uet_pdc_fail(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code)
 		return;
 	pdc->state = UET_PDC_DEAD;
 	pds->st->pdc_failed++;
+	/* Silence (no NACK code): the peer is unreachable for a while. */
+	if (pdc->ref.initiator && !code)
+		unreach_add(pds, &pdc->ref.peer);
 	uet_ini_fail_all(pds, pdc, code);
+	pdc_release(pds, pdc);
+}
+
+void uet_pdc_lost(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
+{
+	struct uet_addr peer = pdc->ref.peer;
+
+	/* Found by nobody from here on; SES hears of it first, while the
+	 * packets it takes back are still ours to forget. */
+	pdc->state = UET_PDC_DEAD;
+	uet_ses_pdc_lost(pds->ses, &pdc->ref);
+	pds->st->pdc_closed++;
+	pdc_release(pds, pdc);
+	uet_pds_wake(pds, &peer, now);
+}
+
+void uet_pdc_proven(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	if (pdc->half) {
+		pdc->half = false;
+		pds->nhalf--;
+	}
+}
+
+static int unreach_find(const struct uet_pds *pds,
+			const struct uet_addr *peer)
+{
+	unsigned i;
+
+	for (i = 0; i < pds->nunreach; i++)
+		if (uet_addr_equal(&pds->unreach[i].peer, peer))
+			return (int)i;
+	return -1;
+}
+
+static void unreach_del(struct uet_pds *pds, unsigned i)
+{
+	memmove(&pds->unreach[i], &pds->unreach[i + 1],
+		(--pds->nunreach - i) * sizeof(pds->unreach[0]));
+}
+
+static void unreach_add(struct uet_pds *pds, const struct uet_addr *peer)
+{
+	int i = unreach_find(pds, peer);
+
+	if (!pds->cfg.unreach_hold)
+		return;
+	if (i >= 0)
+		unreach_del(pds, (unsigned)i);
+	else if (pds->nunreach == UNREACH_MAX)
+		unreach_del(pds, 0);
+	pds->unreach[pds->nunreach].peer = *peer;
+	pds->unreach[pds->nunreach++].until = pds->now +
+					      pds->cfg.unreach_hold;
+}
+
+bool uet_pdc_unreachable(struct uet_pds *pds, const struct uet_addr *peer)
+{
+	int i;
+
+	if (!pds->nunreach)
+		return false;
+	i = unreach_find(pds, peer);
+	if (i < 0)
+		return false;
+	if (pds->now < pds->unreach[i].until)
+		return true;
+	unreach_del(pds, (unsigned)i);
+	return false;
+}
+
+void uet_pdc_alive(struct uet_pds *pds, const struct uet_addr *peer)
+{
+	int i;
+
+	if (pds->nunreach && (i = unreach_find(pds, peer)) >= 0)
+		unreach_del(pds, (unsigned)i);
+}
+
+void uet_pdc_fail_fast(struct uet_pds *pds, const struct uet_addr *peer,
+		       uet_time now)
+{
+	struct uet_ses_pkt pkt;
+	struct uet_pdc *pdc;
+	uint32_t start = UET_PDS_START_MIN;
+
+	/* SES fails a peer's sends with the PDC that failed on them: one
+	 * that never reaches the wire. */
+	pdc = uet_pdc_open(pds, peer, true, pds->cfg.rod, 0, start, now);
+	if (!pdc) {
+		uet_pdc_wait(pds, peer);
+		return;
+	}
+	pdc->state = UET_PDC_DEAD;
+	pds->st->pdc_failed++;
+	memset(&pkt, 0, sizeof(pkt));
+	if (uet_ses_tx_next(pds->ses, &pdc->ref, &pkt, now))
+		uet_ses_tx_failed(pds->ses, &pdc->ref, &pkt, UET_ERR_PEER, 0);
 	pdc_release(pds, pdc);
 }
 

@@ -21,6 +21,7 @@
 
 #include "acktr.h"
 #include "../cms/ccc.h"
+#include "../cms/lb.h"
 #include "heap.h"
 #include "list.h"
 #include "rtb.h"
@@ -56,6 +57,7 @@ struct uet_pdc {
 	bool ses_open;			/* SES heard open, not yet closed */
 	bool tx_want;			/* SES said it has packets for us */
 	bool close_wanted;		/* CLOSE once drained (CLOSE_REQ) */
+	bool half;			/* target: only SYN packets seen yet */
 	uint16_t entropy;		/* next entropy (RUD), the one (ROD) */
 	uint16_t entropy_used;		/* RUD: packets sent on it so far */
 	uint32_t close_psn;		/* CLOSE (target: acknowledged) */
@@ -88,6 +90,7 @@ struct uet_pdc {
 	struct uet_rtt rtt;		/* its RTT estimate, its RTO */
 	struct uet_acktr rx;		/* the direction we receive */
 	struct uet_ccc *ccc;		/* its congestion context (cms) */
+	struct uet_lb lb;		/* entropy selection (ini.c; set at first use) */
 	struct uet_list ccc_link;	/* in ccc->pdcs */
 };
 
@@ -120,6 +123,23 @@ void uet_pdc_wait(struct uet_pds *pds, const struct uet_addr *peer);
 /* Close in error (§3.4): every unacknowledged SES packet goes to
  * uet_ses_tx_failed(UET_ERR_PEER, code), then the slot is freed. */
 void uet_pdc_fail(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code);
+/* The peer holds no state for this initiator PDC (NACK INV_DPDCID: it
+ * restarted, or forgot the PDC): SES takes back what the peer cannot
+ * have delivered (uet_ses_pdc_lost), the PDC goes without failing, and
+ * the peer is woken on a new one. */
+void uet_pdc_lost(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
+/* A request proved the initiator got our ACK (a packet without SYN names
+ * our PDC): the PDC is no longer half-open. */
+void uet_pdc_proven(struct uet_pds *pds, struct uet_pdc *pdc);
+
+/* Peers declared unreachable (an initiator PDC failed for silence) are
+ * remembered for cfg.unreach_hold: a send to one fails at once. Any
+ * sign of life (a request from it) forgets the verdict. */
+bool uet_pdc_unreachable(struct uet_pds *pds, const struct uet_addr *peer);
+void uet_pdc_alive(struct uet_pds *pds, const struct uet_addr *peer);
+/* Fail what SES has for a peer held unreachable, without a packet. */
+void uet_pdc_fail_fast(struct uet_pds *pds, const struct uet_addr *peer,
+		       uet_time now);
 
 struct uet_pdc *uet_pdc_find_id(const struct uet_pds *pds, uint16_t lid);
 /* The initiator PDC new packets to peer go on (SYN or EST, not closing). */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "ini.h"
@@ -67,6 +68,11 @@ static void pds_timing(struct uet_pds *pds)
 	/* A closed target PDC answers a resent CLOSE (its ACK was lost) and
 	 * NACKs CLOSING for as long as the initiator may retry. */
 	pds->linger = pds->retry_span;
+	/* A half-open PDC's initiator either got our ACK and sends without
+	 * SYN within pdc_idle (data, a probe or its CLOSE), or still resends
+	 * its SYN packets, for retry_span at most: a copy that came after we
+	 * forgot the PDC would make a new one and be delivered twice. */
+	pds->half_reap = pds->retry_span + c->pdc_idle;
 }
 
 int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
@@ -79,7 +85,7 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 
 	if (!cfg_ok(cfg) || !cb || !cb->rand)
 		return UET_ERR_INVAL;
-	pds = calloc(1, sizeof(*pds));
+	pds = uet_calloc(1, sizeof(*pds));
 	if (!pds)
 		return UET_ERR_NOMEM;
 	pds->cfg = *cfg;
@@ -97,6 +103,12 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 	ngtd = 4 * cfg->window;
 	if (ngtd < GTD_SLOTS_MIN)
 		ngtd = GTD_SLOTS_MIN;
+	/* No PDC keeps more than a quarter of them: one whose peer never
+	 * advances CLEAR_PSN must not starve the others. */
+	pds->gtd_share = ngtd / 4;
+	/* Half-open PDCs (a SYN flood) take at most half of the pool: the
+	 * rest stays for peers that answered and for our own sends. */
+	pds->half_max = cfg->pdc_max < 32 ? cfg->pdc_max : cfg->pdc_max / 2;
 	rc = uet_pdc_pool_init(pds);
 	if (!rc)
 		rc = uet_acktr_pool_init(&pds->gtd, ngtd);
@@ -104,14 +116,14 @@ int uet_pds_create(struct uet_pds **pdsp, const struct uet_fep_config *cfg,
 		rc = uet_cl_init(pds);
 	if (!rc) {
 		pds->nacks.cap = UET_NACK_Q_MIN + 4 * cfg->window;
-		pds->nacks.ring = calloc(pds->nacks.cap,
+		pds->nacks.ring = uet_calloc(pds->nacks.cap,
 					 sizeof(*pds->nacks.ring));
 		rc = pds->nacks.ring ? 0 : UET_ERR_NOMEM;
 	}
 	if (!rc)
 		rc = uet_heap_init(&pds->timers, cfg->pdc_max);
 	if (!rc) {
-		pds->due = calloc(cfg->pdc_max, sizeof(*pds->due));
+		pds->due = uet_calloc(cfg->pdc_max, sizeof(*pds->due));
 		rc = pds->due ? 0 : UET_ERR_NOMEM;
 	}
 	if (rc) {
@@ -137,13 +149,13 @@ void uet_pds_destroy(struct uet_pds *pds)
 {
 	if (!pds)
 		return;
-	free(pds->due);
-	free(pds->nacks.ring);
+	uet_free(pds->due);
+	uet_free(pds->nacks.ring);
 	uet_cl_fini(pds);
 	uet_heap_fini(&pds->timers);
 	uet_acktr_pool_fini(&pds->gtd);
 	uet_pdc_pool_fini(pds);
-	free(pds);
+	uet_free(pds);
 }
 
 static void pds_tick(struct uet_pds *pds, uet_time now)
@@ -153,7 +165,7 @@ static void pds_tick(struct uet_pds *pds, uet_time now)
 	pds->now = now;
 }
 
-void uet_pds_reclaim(struct uet_pds *pds)
+void uet_pds_reclaim(struct uet_pds *pds, bool own)
 {
 	unsigned i;
 
@@ -165,7 +177,7 @@ void uet_pds_reclaim(struct uet_pds *pds)
 			return;
 		}
 	}
-	for (i = 0; i < pds->npdc; i++) {
+	for (i = 0; own && i < pds->npdc; i++) {
 		struct uet_pdc *pdc = &pds->pdcs[i];
 
 		if (pdc->ref.initiator && pdc->state == UET_PDC_EST &&
@@ -190,6 +202,10 @@ void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
 		now = pds->now;
 	pds_tick(pds, now);
 	pdc = uet_pdc_find_ini(pds, peer);
+	if (!pdc && uet_pdc_unreachable(pds, peer)) {
+		uet_pdc_fail_fast(pds, peer, now);
+		return;
+	}
 	if (!pdc) {
 		uint32_t start = UET_PDS_START_MIN + uet_pds_rand32(pds) %
 				 (UET_PDS_START_MAX - UET_PDS_START_MIN);
@@ -198,7 +214,7 @@ void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,
 				   now);
 		if (!pdc) {
 			uet_pdc_wait(pds, peer);
-			uet_pds_reclaim(pds);
+			uet_pds_reclaim(pds, true);
 			return;
 		}
 	}

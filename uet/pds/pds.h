@@ -58,9 +58,14 @@
  * - ROD: Go-Back-N. The target hands SES only the next PSN; anything
  *   ahead is dropped, and NACKed ROD_OOO (payload = expected PSN) once per
  *   expected PSN; the initiator rewinds once per expected PSN.
- * - Entropy: RUD sprays round robin over cfg.entropy_count values from a
- *   random start per PDC, cfg.entropy_run packets (resends included) on
- *   each before the next; ROD keeps one.
+ * - Entropy (ini.c, ../cms/lb.h): each PDC's data packets take the
+ *   values cfg.lb picks among cfg.entropy_count, runs of
+ *   cfg.entropy_run new packets on one; a resend leaves the value that
+ *   lost it; ROD keeps one (moved by a timeout). Every ACK, ECN mark,
+ *   trim, inferred loss and RTO is told to the policy with the value of
+ *   its packet. CLOSE, ACK_REQ and liveness probes take fresh picks
+ *   off the value their unanswered predecessor took; other control
+ *   packets round robin.
  *   The SYN phase leaves from the home port whatever the value. ACKs and
  *   NACKs echo the request's entropy as received: its raw source port.
  * - Close: the initiator after cfg.pdc_idle with nothing in flight and
@@ -91,6 +96,22 @@
  *   it. UUD completes at transmit; a cut one is lost. New connectionless
  *   packets take turns with the PDCs' and are not congestion controlled.
  *   Answers count as acks_tx/acks_rx, resends as retx_rto/retx_nack.
+ * - Hostile peers: a SYN SES would refuse whatever its state (JobID,
+ *   PIDonFEP, RI: uet_ses_rx_admit) makes no PDC; its refusal goes in
+ *   a plain ACK with spdcid 0 and CACK = Start_PSN - 1 from the NACK
+ *   ring, as often as it comes (the initiator stays in SYN). A target
+ *   PDC is half-open until a packet without SYN names it; half-open
+ *   ones take at most half the pool (then NO_PDC_AVAIL) and are
+ *   forgotten after retry_span + pdc_idle of silence (no initiator can
+ *   still resend then), not the full reap; no PDC in use is closed for
+ *   a peer's SYN. One PDC keeps at most a quarter of the guaranteed-
+ *   response pool; past it that PDC alone is NACKed NO_GTD_DEL_AVAIL.
+ * - Restarts: NACK INV_DPDCID at an initiator PDC means the peer has no
+ *   state for it: SES takes back the messages nothing of which was
+ *   acknowledged (uet_ses_pdc_lost), the PDC goes without failing and
+ *   the peer is woken on a new one. A peer whose PDC failed for silence
+ *   is unreachable for cfg.unreach_hold: sends to it fail at once until
+ *   it sends us a request.
  * - Liveness: an idle initiator PDC that SES keeps busy (waiting for read
  *   data, a rendezvous) has nothing for an RTO to watch, so after
  *   pdc_idle of silence (rto_max if 0) it sends an ACK_REQ for the last
@@ -145,6 +166,14 @@ struct uet_pds {
 	uint64_t *rx_bits;
 	struct uet_gtd_pool gtd;
 	struct uet_ccc_table cccs;	/* congestion contexts (uet/cms) */
+	unsigned gtd_share;		/* most gtd slots one PDC may hold */
+	unsigned nhalf, half_max;	/* half-open target PDCs: now, limit */
+	/* Unreachable peers (pdc.c): a small ring, newest verdicts win. */
+	struct uet_unreach {
+		struct uet_addr peer;
+		uet_time until;
+	} *unreach;
+	unsigned nunreach;
 	/* Peers SES woke while the pool was empty. */
 	struct uet_addr *waiting;
 	unsigned nwaiting;
@@ -159,11 +188,13 @@ struct uet_pds {
 	struct uet_cl cl;		/* RUDI and UUD */
 	struct uet_list rc_active;	/* PDCs owed credit (rcp.c) */
 	uet_time rc_next;		/* the pacer's next grant */
+	uint32_t rc_mark;		/* the pacer's CE fraction, 1/65536 */
 
 	/* Derived timing */
 	uet_time retry_span;		/* first send to failure, at worst */
 	uet_time reap;			/* target: forget a silent initiator */
 	uet_time linger;		/* target: keep a closed PDC so long */
+	uet_time half_reap;		/* target: forget a silent half-open */
 	uet_time now;			/* latest time seen (monotonic) */
 };
 
@@ -179,9 +210,10 @@ void uet_pds_destroy(struct uet_pds *pds);
 size_t uet_pds_cc_info(const struct uet_pds *pds, struct uet_cc_info *out,
 		       size_t max);
 
-/* The pool is empty: free a closed target PDC that only lingers, or start
- * closing an idle initiator PDC, so a slot comes back soon. */
-void uet_pds_reclaim(struct uet_pds *pds);
+/* The pool is empty: free a closed target PDC that only lingers, or (own:
+ * for a send of ours, never for a peer's SYN) start closing an idle
+ * initiator PDC, so a slot comes back soon. */
+void uet_pds_reclaim(struct uet_pds *pds, bool own);
 
 /* Back-off: base * 2^n, at most rto_max. */
 uet_time uet_pds_backoff(const struct uet_pds *pds, uet_time base, unsigned n);

@@ -2,8 +2,12 @@
  * speculative credit, then send only what the receiver's pacer grants;
  * an incast through a trimming bottleneck at the receiver's line rate
  * stays nearly lossless where the fixed window is trimmed throughout; a
- * lost CREDIT is made good by CREDIT_REQUEST. */
+ * lost CREDIT is made good by CREDIT_REQUEST; the pacer follows the CE
+ * marks; resends trimmed before the PDC opens wait. Also ACK_CC's
+ * rcvd_bytes, which the pacer reads. */
 #include "test_util.h"
+
+#include "../cms/ccc.h"
 
 TestSuite(rccc, .fini = t_fini);
 
@@ -134,4 +138,109 @@ Test(rccc, lost_credit_asked_for_again)
 	cr_assert_eq(credits_dropped, 50);
 	cr_assert_gt(t_stats(1).credit_req_tx, 0);
 	cr_assert_eq(T.nerr[1], 0);
+}
+
+/* ACK_CC's rcvd_bytes (cms.md §2): the target counts the nominal bytes of
+ * the new data packets it took, and every ACK_CC carries the count in
+ * 256-byte units, rounded up. */
+Test(rccc, ack_cc_counts_received_bytes)
+{
+	struct uet_fep_config c = rc_cfg(UET_CCA_NSCC);
+	uint64_t sent = 0;
+	uint32_t prev = 0;
+	size_t i, acks = 0;
+
+	t_init(2, &c, NULL);
+	t_send(1, 0, 40 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(1, 0);
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node == 1 && e->p.pds.type == UET_PDS_RUD_REQ)
+			sent += UET_CCC_NOMINAL(e->len);
+		if (e->node == 0 && e->p.pds.type == UET_PDS_ACK_CC) {
+			cr_assert_geq(e->p.pds.ack.cc.rcvd_bytes, prev,
+				      "cumulative");
+			prev = e->p.pds.ack.cc.rcvd_bytes;
+			acks++;
+		}
+	}
+	cr_assert_gt(acks, 0);
+	cr_assert_eq(t_reqs(1), 40, "no resend, so no duplicate");
+	cr_assert_eq(prev, (sent + 255) / 256, "%u units for %lu bytes", prev,
+		     (unsigned long)sent);
+}
+
+/* The pacer steers by the CE marks it echoes (rcp.c): a little above the
+ * line rate while nothing is marked, so the last hop never idles for want
+ * of credit; toward half of it when every packet is marked. One sender
+ * behind an unpaced link: the pacer alone sets the pace. */
+static uet_time paced(uint64_t mark_mask, struct uet_fep_stats *rx)
+{
+	struct uet_fep_config c = rc_cfg(UET_CCA_RCCC);
+	struct uet_mem_impair edge = { .delay = 5 * UET_USEC,
+				       .mark_mask = mark_mask };
+	uet_time t0;
+
+	t_init(2, &c, NULL);
+	t_impair(0, &edge);
+	t0 = T.h.now;
+	t_send(1, 0, MSG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(1, 0);
+	*rx = t_stats(0);
+	req_len = t_nth(1, UET_PDS_RUD_CC_REQ, 0)->len;
+	t_fini();
+	return T.h.now - t0;
+}
+
+Test(rccc, pacer_follows_the_marks)
+{
+	struct uet_fep_stats clean_rx, marked_rx;
+	uet_time clean = paced(0, &clean_rx);
+	uet_time marked = paced(~0ull, &marked_rx);
+	uet_time wire = (uet_time)((double)(MSG / T_SEG) *
+				   (double)UET_CCC_NOMINAL(req_len) *
+				   UET_SEC / RATE);
+
+	cr_log_info("pacer: %lu ns clean, %lu ns all marked, line rate %lu ns",
+		    (unsigned long)clean, (unsigned long)marked,
+		    (unsigned long)wire);
+	cr_assert_lt(clean, wire + 4 * 10 * UET_USEC,
+		     "at the line rate, give or take two round trips");
+	cr_assert_gt(marked, clean * 14 / 10, "marks slow the grants");
+	cr_assert_lt(marked, clean * 23 / 10, "to about half, no less");
+}
+
+/* Before the PDC opens nobody can grant: a speculative packet trimmed is
+ * resent one at a time, and one trimmed again makes the next wait
+ * rto_min (ini.c), so that an incast's unopened senders do not keep the
+ * last hop full of resends. Every packet trimmed for 10 ms: a handful of
+ * resends, not one per round trip; then the PDC opens and all arrives. */
+Test(rccc, trimmed_before_open_waits)
+{
+	struct uet_fep_config c = rc_cfg(UET_CCA_RCCC);
+	struct uet_mem_impair trim = { .delay = 5 * UET_USEC,
+				       .trim_ppm = 1000000 };
+	struct uet_mem_impair edge = { .delay = 5 * UET_USEC };
+	size_t first, resends;
+
+	c.max_retx = 31;	/* as uetsim: no earlier back-off */
+	t_init(2, &c, NULL);
+	t_impair(0, &trim);
+	t_impair(1, &edge);
+	t_send(1, 0, MSG);
+	t_run_quiet(T.h.now + 10 * UET_MSEC);
+	first = t_count(1, UET_PDS_RUD_CC_REQ, 0) -
+		t_count(1, UET_PDS_RUD_CC_REQ, UET_PDS_F_RETX);
+	resends = t_count(1, UET_PDS_RUD_CC_REQ, UET_PDS_F_RETX);
+	cr_log_info("%zu sent first, %zu resends in 10 ms, %zu NACKs", first,
+		    resends, t_count(0, UET_PDS_NACK, 0));
+	cr_assert_gt(resends, 0);
+	cr_assert_leq(resends, 10 * UET_MSEC / c.rto_min + 2,
+		      "one per rto_min after the first trimmed again");
+	t_impair(0, &edge);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(1, 0);
 }

@@ -6,8 +6,18 @@
 #include "rcp.h"
 
 #define RCP_CHUNK_PKTS	4	/* full packets of credit per grant */
-#define RCP_RATE_PCT	99	/* of the link rate */
 #define RCP_CATCH_UP	8	/* chunks granted late at once, at most */
+/* Grant rate, in 1/65536 of the link rate: RCP_OVER with no CE heard,
+ * RCP_BACK less for every unit of CE fraction. Above the line rate so
+ * that the last hop never idles for want of credit; CE pulls it below
+ * so that what the speculative start left queued drains. The queue
+ * settles where CE = (RCP_OVER - 1) / RCP_BACK, just above the marking
+ * threshold. */
+#define RCP_ONE		65536u
+#define RCP_OVER	(RCP_ONE + RCP_ONE / 100)
+#define RCP_BACK	(RCP_ONE / 2)
+#define RCP_EWMA_SHIFT	4	/* CE EWMA weight per packet: 1/16 */
+#define RCP_EWMA_STEPS	64	/* enough to forget what came before */
 
 bool uet_rcp_on(const struct uet_pds *pds)
 {
@@ -50,11 +60,39 @@ uet_time uet_rcp_next(const struct uet_pds *pds)
 	return uet_list_empty(&pds->rc_active) ? UET_TIME_NONE : pds->rc_next;
 }
 
-/* Time to grant q quanta at RCP_RATE_PCT of the link. */
+void uet_rcp_heard(struct uet_pds *pds, struct uet_acktr *rx, bool ce)
+{
+	uint64_t full = UET_CCC_NOMINAL(pds->cfg.mtu);
+	uint64_t n = rx->rcvd_bytes - rx->rcvd_heard;
+	uint32_t m = pds->rc_mark;
+
+	rx->rcvd_heard = rx->rcvd_bytes;
+	if (!uet_rcp_on(pds) || !n)
+		return;
+	/* one EWMA step per full packet the ACK covers, at least one */
+	n = (n + full - 1) / full;
+	for (n = n < RCP_EWMA_STEPS ? n : RCP_EWMA_STEPS; n; n--) {
+		m -= m >> RCP_EWMA_SHIFT;
+		if (ce)
+			m += RCP_ONE >> RCP_EWMA_SHIFT;
+	}
+	pds->rc_mark = m;
+}
+
+/* The grant rate now, 1/65536 of the link. */
+static uint64_t rcp_rate(const struct uet_pds *pds)
+{
+	uint64_t back = (uint64_t)RCP_BACK * pds->rc_mark / RCP_ONE;
+
+	return RCP_OVER - back;
+}
+
+/* Time to grant q quanta at the current rate. */
 static uet_time rcp_time(const struct uet_pds *pds, uint32_t q)
 {
 	double bits = (double)q * UET_RCCC_QUANTUM * 8.0;
-	double bps = (double)pds->cfg.link_bps * RCP_RATE_PCT / 100.0;
+	double bps = (double)pds->cfg.link_bps * (double)rcp_rate(pds) /
+		     RCP_ONE;
 
 	return (uet_time)(bits * (double)UET_SEC / bps) + 1;
 }

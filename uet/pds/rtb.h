@@ -47,6 +47,7 @@ struct uet_rtb_ent {
 	uet_time tx_at;		/* latest transmission (loss inference) */
 	bool backoff;		/* the timer is a NACK back-off, not an RTO */
 	uint16_t size;		/* nominal bytes (cms), set when sent */
+	uint16_t ev;		/* entropy of its latest send (cms/lb.h) */
 };
 
 struct uet_rtb {

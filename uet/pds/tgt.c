@@ -82,15 +82,19 @@ static void tgt_nack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 
 /* Find the PDC of a request: by {peer, SPDCID} and Start_PSN for SYN
  * (creating it; a SYN leaves from the initiator's home port), by DPDCID
- * and the peer's FA otherwise (§3.2, pds.h: Addresses). NACKs what it
+ * and the peer's FA otherwise (§3.2, pds.h: Addresses). NULL with
+ * *handled set: answered and counted, return that. NACKs what it
  * cannot map, to where it came from; a packet from another FA that claims
  * one of our PDCs is only dropped: answering it would let anyone make us
  * fail the PDCs of a peer whose ids it guessed. */
 static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 			       const struct uet_pkt_info *pi,
-			       const struct uet_pds_hdr *h, uet_time now)
+			       const struct uet_pkt *p, int *handled,
+			       uet_time now)
 {
+	const struct uet_pds_hdr *h = &p->pds;
 	const struct uet_pds_req *r = &h->req;
+	struct uet_ses_rsp rsp;
 	struct uet_pdc *pdc;
 	uint32_t start;
 
@@ -107,6 +111,7 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 				 0);
 			return NULL;
 		}
+		uet_pdc_proven(pds, pdc);
 		return pdc;
 	}
 	/* uet uses no reserved PDCs (wire-format decision table). */
@@ -127,11 +132,29 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 		tgt_nack(pds, pi, h, pdc, UET_NACK_INVALID_SYN, 0);
 		return NULL;
 	}
-	pdc = uet_pdc_open(pds, &pi->src, false, tgt_rod(h),
-			   r->spdcid, start, now);
-	if (!pdc) {
+	/* Nothing is made for a SYN a new PDC would not track (§4)... */
+	if (r->psn_offset >= UET_ACKTR_RANGE) {
+		tgt_nack(pds, pi, h, NULL, UET_NACK_PSN_OOR_WINDOW, 0);
+		pds->st->drop_psn++;
+		*handled = UET_ERR_INVAL;
+		return NULL;
+	}
+	/* ... nor for a request that is not for us (JobID, PID, RI): it
+	 * gets its refusal in an ACK that no PDC keeps, as often as it
+	 * comes. */
+	if (!uet_ses_rx_admit(pds->ses, &p->req, &rsp)) {
+		uet_nack_queue_refusal(pds, pi, h, &rsp);
+		*handled = 0;
+		return NULL;
+	}
+	/* Half-open PDCs have a quota of the pool; past it, newcomers wait
+	 * (NACK, backing off) and no PDC in use gives its slot up. */
+	pdc = pds->nhalf < pds->half_max ?
+		uet_pdc_open(pds, &pi->src, false, tgt_rod(h), r->spdcid,
+			     start, now) : NULL;
+	if (!pdc && pds->nhalf < pds->half_max) {
 		/* A lingering closed PDC may give its slot up. */
-		uet_pds_reclaim(pds);
+		uet_pds_reclaim(pds, false);
 		pdc = uet_pdc_open(pds, &pi->src, false,
 				   tgt_rod(h), r->spdcid, start,
 				   now);
@@ -174,6 +197,21 @@ static struct uet_pdc *ret_pdc(struct uet_pds *pds,
 		return NULL;
 	}
 	return pdc;
+}
+
+/* Room for one more kept response of pdc: a free slot, and fewer than
+ * its share held (a peer that never clears must not starve the rest). */
+static bool tgt_gtd_room(const struct uet_pds *pds, const struct uet_pdc *pdc)
+{
+	const struct uet_gtd *g;
+	unsigned n = 0;
+
+	if (!pds->gtd.nfree)
+		return false;
+	for (g = pdc->rx.gtd; g; g = g->next)
+		if (++n >= pds->gtd_share)
+			return false;
+	return true;
 }
 
 /* A new request for SES: the forward direction's SES request (its reply
@@ -220,6 +258,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	struct uet_acktr *rx;
 	struct uet_pdc *pdc;
 	bool ret = p->has_rsp, filled, ack_now;
+	int handled = 1;
 	int code;
 
 	if (!p->has_req && !p->has_rsp) {
@@ -230,7 +269,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	/* A response with data is the return direction (§1, §9 Reads):
 	 * read data from the target of one of our PDCs. */
-	pdc = ret ? ret_pdc(pds, pi, h) : tgt_pdc(pds, pi, h, now);
+	pdc = ret ? ret_pdc(pds, pi, h) : tgt_pdc(pds, pi, p, &handled, now);
+	if (handled <= 0)
+		return handled;
 	if (!pdc) {
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
@@ -244,6 +285,8 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	pdc->last_act = now;
 	if (ret)
 		uet_ini_heard(pdc, now);
+	else
+		uet_pdc_alive(pds, &pdc->ref.peer);
 	/* RCCC: how much credit the sender wants (rcp.h). */
 	if (h->type == UET_PDS_RUD_CC_REQ || h->type == UET_PDS_ROD_CC_REQ)
 		uet_rcp_want(pds, pdc, h->req.credit_target, now);
@@ -282,7 +325,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 			g->entropy = pi->entropy;
 			uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_GTD);
 		} else {
-			default_rsp(&rsp, &p->req);
+			/* A refusal that needs no state is made again. */
+			if (ret || uet_ses_rx_admit(pds->ses, &p->req, &rsp))
+				default_rsp(&rsp, &p->req);
 			tgt_ack(pds, pdc, psn, ret ? NULL : &rsp, aflags,
 				pi->entropy, true, now);
 		}
@@ -310,8 +355,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		return UET_ERR_INVAL;
 	}
 
-	/* SES may want its response kept: have room before it acts. */
-	if (!ret && !pds->gtd.nfree) {
+	/* SES may want its response kept: have room before it acts, within
+	 * this PDC's share of the pool. */
+	if (!ret && !tgt_gtd_room(pds, pdc)) {
 		tgt_nack(pds, pi, h, pdc, UET_NACK_NO_GTD_DEL_AVAIL, 0);
 		pds->st->drop_other++;
 		uet_pdc_rearm(pds, pdc);
@@ -327,6 +373,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		return UET_ERR_AGAIN;
 	}
 	filled = uet_acktr_mark(rx, psn);
+	uet_acktr_received(rx, UET_CCC_NOMINAL(p->hdr_len + p->payload_len));
 	rx->unacked++;
 	if (!ret && reply.gtd) {
 		/* §6: keep it (before CACK may move), ACK at once with
@@ -384,6 +431,7 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_gtd *g;
 
 	pdc->last_act = now;
+	uet_pdc_proven(pds, pdc);
 	switch (h->next_hdr) {
 	case UET_CTL_ACK_REQ:
 		/* §7.5: resend the ACK of c->psn, or say it never came. */
@@ -472,9 +520,14 @@ static uet_time tgt_end(const struct uet_pds *pds, const struct uet_pdc *pdc)
 
 	if (pdc->state == UET_PDC_CLOSED)
 		return pdc->linger_until;
-	if (pds->reap == UET_TIME_NONE || uet_rtb_used(&pdc->rtb) ||
-	    pdc->tx_want)
+	if (uet_rtb_used(&pdc->rtb) || pdc->tx_want)
 		return UET_TIME_NONE;
+	/* Initiators that never close (pdc_idle 0) may stay silent. */
+	if (pds->reap == UET_TIME_NONE)
+		return UET_TIME_NONE;
+	/* Half-open and nothing in progress at SES: soon. */
+	if (pdc->half && !uet_ses_pdc_busy(pds->ses, &pdc->ref))
+		return pdc->last_act + pds->half_reap;
 	t = pdc->last_act + pds->reap;
 	return pdc->reap_at > t ? pdc->reap_at : t;
 }
@@ -563,6 +616,9 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		if (psn == rx->ack_psn && rx->ack_rx_at <= now)
 			h.ack.cc.service_time = tgt_service(now -
 							    rx->ack_rx_at);
+		h.ack.cc.rcvd_bytes = uet_acktr_rcvd_q(rx);
+		/* RCCC: the marks echoed steer the grant rate (rcp.h) */
+		uet_rcp_heard(pds, rx, h.flags & UET_PDS_F_M);
 	}
 	n = uet_pds_emit(pds, pi, &pdc->ref.peer, entropy, &h, reply, buf, cap,
 			 now);

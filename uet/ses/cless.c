@@ -81,7 +81,7 @@ uint8_t uet_cless_check(struct uet_ses *ses, const struct uet_ses_req *req)
 		ses->st.bad_pid++;
 		return UET_RC_BAD_PID;
 	}
-	if (req->resource_index != (ses->cfg.resource_index & 0xFFF)) {
+	if (!uet_ses_rx_ctx(ses, req->resource_index, &(uint16_t){ 0 })) {
 		ses->st.bad_index++;
 		return UET_RC_BAD_INDEX;
 	}

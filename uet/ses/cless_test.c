@@ -2,7 +2,8 @@
  * real PDS of uet/pds/cl.c): feps on the mem port of the PDS harness.
  *
  * UUD: datagrams matched to posted receives with the sender's home
- * address as source, dropped when no receive waits, lost when the network
+ * address as source, held for a later receive within the unexpected
+ * budget and dropped beyond it, lost when the network
  * loses them (no hang), delivered twice when it duplicates them (UUD is
  * best effort: both copies reach a receive), MSGSIZE above one packet.
  * RUDI: writes and reads without a PDC under loss, duplication and
@@ -19,6 +20,7 @@
 
 #include "../pds/harness.h"
 #include "ses.h"
+#include "ses_int.h"
 
 #define MAXC	512
 #define NODES	3
@@ -75,6 +77,9 @@ static bool on_tx(struct uet_harness *h, unsigned node,
 	return true;
 }
 
+/* unexp_max of every node start_n makes (0: the default) */
+static size_t cfg_unexp_max;
+
 /* n nodes by the addressing rule of ses.h; uud/rudi per node (bits). */
 static void start_n(unsigned n, unsigned uud, unsigned rudi,
 		    const struct uet_mem_impair *imp)
@@ -92,6 +97,8 @@ static void start_n(unsigned n, unsigned uud, unsigned rudi,
 		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
 		cfg[i].resource_index = uet_ses_addr_ri(&a);
 		cfg[i].uud = (uud >> i) & 1;
+		if (cfg_unexp_max)
+			cfg[i].unexp_max = cfg_unexp_max;
 		cfg[i].rudi = (rudi >> i) & 1;
 	}
 	cr_assert_eq(uet_harness_init_each(&H, n, cfg, NULL, 11), 0);
@@ -329,28 +336,55 @@ Test(cless, uud_longer_than_a_packet_refused)
 	free(b);
 }
 
-Test(cless, uud_without_receive_dropped_and_counted)
+/* A datagram that comes before its receive waits for it, oldest first,
+ * as a socket buffer would keep it. */
+Test(cless, uud_without_receive_held_for_a_later_receive)
 {
-	uint8_t s[4][50], d[50];
-	int cs[4], cr;
+	uint8_t s[3][50], d[3][50];
+	int cs[3], cr[3];
 	unsigned i;
 
 	start(3, 0, NULL);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 3; i++)
 		memset(s[i], 0x30 + (int)i, sizeof(s[i]));
 	for (i = 0; i < 3; i++)
 		cr_assert_eq(send_to(0, 1, s[i], 50, 0, &cs[i]), 0);
 	run_quiet();
 	cr_assert_eq(R.n[0], 3, "sends complete at transmit");
 	cr_assert_eq(R.n[1], 0);
-	cr_assert_eq(stats(1).drop_other, 3);
-	cr_assert_eq(stats(1).cl_rx, 0);
-	/* a receive posted later does not see them: nothing was kept */
+	cr_assert_eq(stats(1).drop_other, 0);
+	cr_assert_eq(stats(1).cl_rx, 3);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(recv_any(1, d[i], sizeof(d[i]), &cr[i]), 0);
+	cr_assert_eq(R.n[1], 3, "held datagrams complete at post");
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(find(1, &cr[i])->err, 0);
+		cr_assert_eq(find(1, &cr[i])->len, 50);
+		cr_assert(!memcmp(d[i], s[i], 50), "datagram %u", i);
+	}
+}
+
+/* Beyond the unexpected budget a datagram with no receive is dropped
+ * and counted; what was held is still delivered. */
+Test(cless, uud_over_the_budget_dropped_and_counted)
+{
+	uint8_t s[3][1000], d[1000];
+	int cs[3], cr;
+	unsigned i;
+
+	cfg_unexp_max = 1000 + 2 * sizeof(struct uet_ses_inmsg);
+	start(3, 0, NULL);
+	cfg_unexp_max = 0;
+	for (i = 0; i < 3; i++) {
+		memset(s[i], 0x40 + (int)i, sizeof(s[i]));
+		cr_assert_eq(send_to(0, 1, s[i], sizeof(s[i]), 0, &cs[i]), 0);
+	}
+	run_quiet();
+	cr_assert_eq(stats(1).cl_rx, 1);
+	cr_assert_eq(stats(1).drop_other, 2);
 	cr_assert_eq(recv_any(1, d, sizeof(d), &cr), 0);
-	cr_assert_eq(send_to(0, 1, s[3], 50, 0, &cs[3]), 0);
-	run_until(4, 1, UET_SEC);
 	cr_assert_eq(find(1, &cr)->err, 0);
-	cr_assert(!memcmp(d, s[3], 50));
+	cr_assert(!memcmp(d, s[0], sizeof(d)));
 }
 
 Test(cless, uud_loss_is_a_message_gone)

@@ -12,6 +12,11 @@
  *   offsets until less than min_multi_recv bytes are free.
  * - PEEK / CLAIM / DISCARD (tagged): probe the unexpected list, reserve a
  *   message for a later CLAIM receive, or drop it.
+ *
+ * All of it per receive context (struct uet_rxq): a message is matched in
+ * the context its resource_index names, and a shared context's
+ * unexpected list holds the messages of several feps, each remembering
+ * its owner SES, which places and completes it.
  */
 #include <string.h>
 
@@ -36,8 +41,9 @@ bool uet_match_multi_full(const struct uet_ses_recv *r, size_t used)
 struct uet_ses_recv *uet_match_posted(struct uet_ses *ses,
 				      const struct uet_ses_inmsg *in)
 {
+	struct uet_rxq *q = ses->rxq[in->rx_ctx];
 	struct uet_dlist *head = in->opcode == UET_SES_TAGGED_SEND ?
-				 &ses->posted_tag : &ses->posted_msg;
+				 &q->posted_tag : &q->posted_msg;
 	struct uet_dlist *pos;
 
 	for (pos = head->next; pos != head; pos = pos->next) {
@@ -60,29 +66,60 @@ void uet_match_unlink(struct uet_ses_recv *r)
 
 void uet_match_recv_free(struct uet_ses *ses, struct uet_ses_recv *r)
 {
+	struct uet_rxq *q = r->q;
+
+	(void)ses;
 	uet_match_unlink(r);
 	memset(r, 0, sizeof(*r));
-	uet_dlist_add(&ses->rx_free, &r->link);
-	ses->rx_free_n++;
+	r->q = q;
+	uet_dlist_add(&q->free, &r->link);
+	q->free_n++;
 }
 
-static struct uet_ses_recv *recv_alloc(struct uet_ses *ses)
+static struct uet_ses_recv *recv_alloc(struct uet_rxq *q)
 {
-	struct uet_dlist *n = uet_dlist_pop(&ses->rx_free);
+	struct uet_dlist *n = uet_dlist_pop(&q->free);
 
 	if (!n)
 		return NULL;
-	ses->rx_free_n--;
+	q->free_n--;
 	return uet_dlist_entry(n, struct uet_ses_recv, link);
 }
 
+void uet_match_unexp(struct uet_ses *ses, struct uet_ses_inmsg *in)
+{
+	in->owner = ses;
+	uet_dlist_add_tail(&ses->rxq[in->rx_ctx]->unexp, &in->unexp_link);
+	ses->st.unexp_msgs++;
+}
+
+void uet_match_orphan(struct uet_ses_inmsg *in)
+{
+	struct uet_ses_recv *r = in->recv;
+	struct uet_completion c;
+
+	in->recv = NULL;
+	if (!r || --r->refs || r->linked)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.context = r->context;
+	c.flags = UET_CF_RECV;
+	if (r->tagged)
+		c.flags |= UET_CF_TAGGED;
+	if (r->flags & UET_OPF_MULTI_RECV)
+		c.flags |= UET_CF_MULTI_RECV;
+	c.err = UET_ERR_CANCELED;
+	uet_rxq_complete(r->q, &c);
+	uet_match_recv_free(NULL, r);
+}
+
 /* The oldest unexpected message r (or a probe like it) would take. */
-static struct uet_ses_inmsg *unexp_find(struct uet_ses *ses,
+static struct uet_ses_inmsg *unexp_find(struct uet_rxq *q,
 					const struct uet_ses_recv *r)
 {
 	struct uet_dlist *pos;
 
-	for (pos = ses->unexp.next; pos != &ses->unexp; pos = pos->next) {
+	for (pos = q->unexp.next; pos != &q->unexp; pos = pos->next) {
 		struct uet_ses_inmsg *in =
 			uet_dlist_entry(pos, struct uet_ses_inmsg, unexp_link);
 
@@ -113,8 +150,10 @@ static void recv_fill(struct uet_ses_recv *r, const struct uet_op *op)
 
 /* Drop an unexpected message (DISCARD): packets still to come are
  * absorbed and answered, then the descriptor goes. */
-static void unexp_discard(struct uet_ses *ses, struct uet_ses_inmsg *in)
+static void unexp_discard(struct uet_ses_inmsg *in)
 {
+	struct uet_ses *ses = in->owner;
+
 	uet_dlist_del(&in->unexp_link);
 	/* A rendezvous sender is released by a read of nothing. */
 	if (in->rndv && !uet_dlist_linked(&in->pdc_link)) {
@@ -129,7 +168,7 @@ static void unexp_discard(struct uet_ses *ses, struct uet_ses_inmsg *in)
 	uet_unexp_drop_buf(ses, in);
 }
 
-static void probe_complete(struct uet_ses *ses, const struct uet_op *op,
+static void probe_complete(struct uet_rxq *q, const struct uet_op *op,
 			   const struct uet_ses_inmsg *in, int err)
 {
 	struct uet_completion c;
@@ -147,42 +186,42 @@ static void probe_complete(struct uet_ses *ses, const struct uet_op *op,
 			c.data = in->data;
 		}
 	}
-	uet_ses_complete(ses, &c);
+	uet_rxq_complete(q, &c);
 }
 
 /* FI_PEEK [| FI_CLAIM | FI_DISCARD]: completes at once; no message is an
  * error completion UET_ERR_NOENT (libfabric: FI_ENOMSG). */
-static int match_peek(struct uet_ses *ses, const struct uet_op *op)
+static int match_peek(struct uet_rxq *q, const struct uet_op *op)
 {
 	struct uet_ses_recv probe;
 	struct uet_ses_inmsg *in;
 
 	memset(&probe, 0, sizeof(probe));
 	recv_fill(&probe, op);
-	in = unexp_find(ses, &probe);
+	in = unexp_find(q, &probe);
 	if (!in) {
-		probe_complete(ses, op, NULL, UET_ERR_NOENT);
+		probe_complete(q, op, NULL, UET_ERR_NOENT);
 		return 0;
 	}
-	probe_complete(ses, op, in, 0);
+	probe_complete(q, op, in, 0);
 	if (op->flags & UET_OPF_CLAIM) {
 		in->claimed = true;
 		in->claim_ctx = op->context;
 	} else if (op->flags & UET_OPF_DISCARD) {
-		unexp_discard(ses, in);
+		unexp_discard(in);
 	}
 	return 0;
 }
 
 /* FI_CLAIM [| FI_DISCARD]: the message an earlier PEEK|CLAIM with the
  * same context reserved. */
-static int match_claim(struct uet_ses *ses, const struct uet_op *op)
+static int match_claim(struct uet_rxq *q, const struct uet_op *op)
 {
 	struct uet_ses_inmsg *in = NULL;
 	struct uet_ses_recv *r;
 	struct uet_dlist *pos;
 
-	for (pos = ses->unexp.next; pos != &ses->unexp; pos = pos->next) {
+	for (pos = q->unexp.next; pos != &q->unexp; pos = pos->next) {
 		in = uet_dlist_entry(pos, struct uet_ses_inmsg, unexp_link);
 		if (in->claimed && in->claim_ctx == op->context)
 			break;
@@ -198,21 +237,21 @@ static int match_claim(struct uet_ses *ses, const struct uet_op *op)
 		c.flags = UET_CF_RECV | UET_CF_TAGGED;
 		c.tag = in->tag;
 		c.src = in->src;
-		unexp_discard(ses, in);
+		unexp_discard(in);
 		if (op->flags & UET_OPF_COMPLETION)
-			uet_ses_complete(ses, &c);
+			uet_rxq_complete(q, &c);
 		return 0;
 	}
-	r = recv_alloc(ses);
+	r = recv_alloc(q);
 	if (!r)
 		return UET_ERR_AGAIN;
 	recv_fill(r, op);
 	r->linked = true;
-	uet_rx_bind(ses, in, r);
+	uet_rx_bind(in->owner, in, r);
 	return 0;
 }
 
-int uet_match_post(struct uet_ses *ses, const struct uet_op *op)
+int uet_match_post(struct uet_rxq *q, const struct uet_op *op)
 {
 	const uint32_t ok = UET_OPF_COMPLETION | UET_OPF_MULTI_RECV |
 			    UET_OPF_PEER_ANY | UET_OPF_PEEK | UET_OPF_CLAIM |
@@ -238,19 +277,19 @@ int uet_match_post(struct uet_ses *ses, const struct uet_op *op)
 		if ((op->flags & probe) == probe)
 			return UET_ERR_INVAL;
 		if (op->flags & UET_OPF_PEEK)
-			return match_peek(ses, op);
-		return match_claim(ses, op);
+			return match_peek(q, op);
+		return match_claim(q, op);
 	}
 	/* Multi-recv: one buffer (fi_msg(3) FI_MULTI_RECV), untagged. */
 	if (multi && (tagged || op->iov_count != 1))
 		return UET_ERR_INVAL;
 
-	r = recv_alloc(ses);
+	r = recv_alloc(q);
 	if (!r)
 		return UET_ERR_AGAIN;
 	recv_fill(r, op);
 	r->linked = true;
-	while ((in = unexp_find(ses, r))) {
+	while ((in = unexp_find(q, r))) {
 		bool last = true;
 
 		if (multi) {
@@ -261,17 +300,17 @@ int uet_match_post(struct uet_ses *ses, const struct uet_op *op)
 			last = uet_match_multi_full(r, r->used + room);
 		}
 		/* r may be completed and recycled inside once unlinked. */
-		uet_rx_bind(ses, in, r);
+		uet_rx_bind(in->owner, in, r);
 		if (last)
 			return 0;
 	}
-	uet_dlist_add_tail(tagged ? &ses->posted_tag : &ses->posted_msg,
+	uet_dlist_add_tail(tagged ? &q->posted_tag : &q->posted_msg,
 			   &r->link);
 	r->on_list = true;
 	return 0;
 }
 
-static void recv_cancel(struct uet_ses *ses, struct uet_ses_recv *r)
+static void recv_cancel(struct uet_rxq *q, struct uet_ses_recv *r)
 {
 	struct uet_completion c;
 
@@ -288,13 +327,13 @@ static void recv_cancel(struct uet_ses *ses, struct uet_ses_recv *r)
 	if (r->flags & UET_OPF_MULTI_RECV)
 		c.flags |= UET_CF_MULTI_RECV;
 	c.err = UET_ERR_CANCELED;
-	uet_ses_complete(ses, &c);
-	uet_match_recv_free(ses, r);
+	uet_rxq_complete(q, &c);
+	uet_match_recv_free(NULL, r);
 }
 
-int uet_match_cancel(struct uet_ses *ses, void *context)
+int uet_match_cancel(struct uet_rxq *q, void *context)
 {
-	struct uet_dlist *heads[2] = { &ses->posted_msg, &ses->posted_tag };
+	struct uet_dlist *heads[2] = { &q->posted_msg, &q->posted_tag };
 	struct uet_dlist *pos;
 	int i;
 
@@ -304,7 +343,7 @@ int uet_match_cancel(struct uet_ses *ses, void *context)
 				uet_dlist_entry(pos, struct uet_ses_recv, link);
 
 			if (r->context == context) {
-				recv_cancel(ses, r);
+				recv_cancel(q, r);
 				return 0;
 			}
 		}
@@ -312,15 +351,15 @@ int uet_match_cancel(struct uet_ses *ses, void *context)
 	return UET_ERR_NOENT;
 }
 
-void uet_match_flush(struct uet_ses *ses)
+void uet_match_flush(struct uet_rxq *q)
 {
-	struct uet_dlist *heads[2] = { &ses->posted_msg, &ses->posted_tag };
+	struct uet_dlist *heads[2] = { &q->posted_msg, &q->posted_tag };
 	struct uet_dlist *pos, *tmp;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		uet_dlist_foreach_safe(pos, tmp, heads[i])
-			recv_cancel(ses, uet_dlist_entry(pos,
+			recv_cancel(q, uet_dlist_entry(pos,
 							 struct uet_ses_recv,
 							 link));
 	}

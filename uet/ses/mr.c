@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 #define MR_CAP_MIN	16
@@ -62,14 +63,14 @@ static void mr_put(struct uet_ses_mr **slot, size_t cap, struct uet_ses_mr *mr)
 static int mr_grow(struct uet_ses *ses)
 {
 	size_t cap = ses->mr_cap ? 2 * ses->mr_cap : MR_CAP_MIN, i;
-	struct uet_ses_mr **slot = calloc(cap, sizeof(*slot));
+	struct uet_ses_mr **slot = uet_calloc(cap, sizeof(*slot));
 
 	if (!slot)
 		return UET_ERR_NOMEM;
 	for (i = 0; i < ses->mr_cap; i++)
 		if (ses->mr_slot[i])
 			mr_put(slot, cap, ses->mr_slot[i]);
-	free(ses->mr_slot);
+	uet_free(ses->mr_slot);
 	ses->mr_slot = slot;
 	ses->mr_cap = cap;
 	return 0;
@@ -84,7 +85,7 @@ int uet_mr_add(struct uet_ses *ses, const struct uet_ses_mr *tmpl,
 		return UET_ERR_BUSY;
 	if (2 * (ses->mr_n + 1) > ses->mr_cap && mr_grow(ses))
 		return UET_ERR_NOMEM;
-	mr = malloc(sizeof(*mr));
+	mr = uet_malloc(sizeof(*mr));
 	if (!mr)
 		return UET_ERR_NOMEM;
 	*mr = *tmpl;
@@ -122,14 +123,14 @@ int uet_mr_remove(struct uet_ses *ses, uint64_t key)
 	if (mr->refs)
 		mr->dead = true;
 	else
-		free(mr);
+		uet_free(mr);
 	return 0;
 }
 
 void uet_mr_unref(struct uet_ses_mr *mr)
 {
 	if (--mr->refs == 0 && mr->dead)
-		free(mr);
+		uet_free(mr);
 }
 
 void uet_mr_fini(struct uet_ses *ses)
@@ -139,8 +140,8 @@ void uet_mr_fini(struct uet_ses *ses)
 	/* Return jobs are freed first (uet_ses_destroy): nothing refers to
 	 * a region any more. */
 	for (i = 0; i < ses->mr_cap; i++)
-		free(ses->mr_slot[i]);
-	free(ses->mr_slot);
+		uet_free(ses->mr_slot[i]);
+	uet_free(ses->mr_slot);
 	ses->mr_slot = NULL;
 	ses->mr_cap = ses->mr_n = 0;
 }

@@ -14,8 +14,10 @@
  * Per type:
  * - WRITE: cut like a send; mem_key = rkey, buffer_offset = raddr, each
  *   packet lands at buffer_offset + message_offset (mapping §4.6);
- * - READ: request packets without payload, each asking for
- *   UET_SES_READ_CHUNK bytes (the last for the rest); the data comes in
+ * - READ: request packets without payload; the first asks for
+ *   UET_SES_READ_CHUNK bytes (the SOM request has no length field), each
+ *   later one for as many full return packets as payload_length can name
+ *   (read_chunk; the last for the rest); the data comes in
  *   the ACK (<= UET_ACK_DATA_MAX bytes) or in the return direction
  *   (uet_ses_rx_ret); complete when every request packet is acknowledged
  *   and every byte arrived (mapping §4.7);
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 static struct uet_ses_msg *msg_alloc(struct uet_ses *ses)
@@ -74,7 +77,7 @@ static void msg_release(struct uet_ses *ses, struct uet_ses_msg *m)
 		uet_rndv_unexpose(ses, m);
 	ses->st.tx_msgs++;
 	if (m->internal) {
-		free(m);
+		uet_free(m);
 	} else {
 		memset(m, 0, sizeof(*m));
 		m->inject = inject;
@@ -301,6 +304,7 @@ static int msg_fill(struct uet_ses *ses, struct uet_ses_msg *m,
 	m->flags = op->flags;
 	m->type = op->type;
 	m->peer = op->peer;
+	m->rx_ctx = op->rx_ctx;
 	m->cq_data = op->cq_data;
 	m->len = (uint32_t)len;
 	m->rkey = op->rkey;
@@ -474,15 +478,31 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 	return NULL;
 }
 
+/* Bytes a READ request after the first asks for: as many return packets
+ * of our size as the 14-bit payload_length can name. The target cuts its
+ * answer into packets of its own size (rma.c), so ends with different
+ * MTUs still agree; a request per packet would cap reads at one
+ * request's round of the window. */
+static uint32_t read_chunk(const struct uet_ses *ses)
+{
+	size_t pkt = ses->cfg.mtu - UET_SES_RET_HDRS_LEN, k;
+
+	if (pkt > UET_SES_PAYLOAD_LIMIT)
+		pkt = UET_SES_PAYLOAD_LIMIT;
+	k = UET_SES_PAYLOAD_LIMIT / pkt;
+	return (uint32_t)(k * pkt);
+}
+
 /* Payload (READ: requested) bytes of the next packet of m. */
 static uint32_t msg_cut(const struct uet_ses *ses,
 			const struct uet_ses_msg *m)
 {
-	uint32_t left = m->len - m->sent;
+	uint32_t left = m->len - m->sent, chunk;
 
 	switch (m->opcode) {
 	case UET_SES_READ:
-		return left < UET_SES_READ_CHUNK ? left : UET_SES_READ_CHUNK;
+		chunk = m->sent ? read_chunk(ses) : UET_SES_READ_CHUNK;
+		return left < chunk ? left : chunk;
 	case UET_SES_ATOMIC:
 	case UET_SES_FETCHING_ATOMIC:
 		/* One packet; READ and compare ops carry no payload. */
@@ -599,7 +619,8 @@ static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 	req->request_length = m->len;
 	req->job_id = ses->cfg.job_id & 0xFFFFFF;
 	req->pid_on_fep = uet_ses_addr_pid(peer);
-	req->resource_index = uet_ses_addr_ri(peer);
+	req->resource_index = (uint16_t)((uet_ses_addr_ri(peer) + m->rx_ctx) &
+					 0xFFF);
 	req->initiator = ses->initiator;
 	switch (m->opcode) {
 	case UET_SES_WRITE:
@@ -812,6 +833,38 @@ void uet_msg_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 		uet_msg_maybe_done(ses, m);
 	}
 	ps->cur = NULL;
+}
+
+void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
+{
+	struct uet_ses_pdc *ps = pdc->ses_state;
+	struct uet_dlist *pos, *tmp, *at = &ses->tx_pending;
+
+	if (!ps)
+		return;
+	ps->cur = NULL;
+	uet_dlist_foreach_safe(pos, tmp, &ps->tx_msgs) {
+		struct uet_ses_msg *m =
+			uet_dlist_entry(pos, struct uet_ses_msg, link);
+
+		if (m->done || m->stop || m->internal) {
+			uet_msg_fail(m, UET_ERR_PEER, UET_NACK_INV_DPDCID);
+			m->done = m->handed;
+			m->pdc = NULL;
+			uet_msg_maybe_done(ses, m);
+			continue;
+		}
+		/* Whole again, ahead of what was posted after it. */
+		uet_dlist_del(&m->link);
+		uet_dlist_add(at, &m->link);
+		at = &m->link;
+		m->pdc = NULL;
+		m->msg_id = 0;
+		m->sent = 0;
+		m->handed = 0;
+		m->started = false;
+		m->all_sent = false;
+	}
 }
 
 void uet_msg_flush(struct uet_ses *ses)

@@ -417,7 +417,7 @@ Test(msg, gather_iov)
  * cache and paged in, instead of walking through the whole pool. */
 Test(msg, free_lists_reuse_the_last_released)
 {
-	const struct uet_dlist *rx_head = B.ses->rx_free.next;
+	const struct uet_dlist *rx_head = B.ses->rxq[0]->free.next;
 	const struct uet_dlist *in_head = B.ses->in_free.next;
 	const struct uet_ses_msg *m[2];
 	uint8_t src[64], dst[64];
@@ -435,7 +435,7 @@ Test(msg, free_lists_reuse_the_last_released)
 		m[i] = L.p[n0].pkt.msg;
 		cr_assert_eq(tl_xfer(&L, n0), 0);
 		cr_assert_eq(tl_count(&B, &ctx), (size_t)i + 1);
-		cr_assert_eq(B.ses->rx_free.next, rx_head);
+		cr_assert_eq(B.ses->rxq[0]->free.next, rx_head);
 		cr_assert_eq(B.ses->in_free.next, in_head);
 	}
 	cr_assert_eq(m[0], m[1]);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 
 #include "reasm.h"
@@ -14,7 +15,7 @@ void uet_reasm_init(struct uet_reasm *r, uint32_t total)
 
 void uet_reasm_fini(struct uet_reasm *r)
 {
-	free(r->bits);
+	uet_free(r->bits);
 	r->bits = NULL;
 }
 
@@ -45,7 +46,7 @@ static void advance(struct uet_reasm *r)
 static int go_loose(struct uet_reasm *r, uint32_t len)
 {
 	r->loose = true;
-	free(r->bits);
+	uet_free(r->bits);
 	r->bits = NULL;
 	r->got = len > r->total - r->got ? r->total : r->got + len;
 	return 1;
@@ -101,7 +102,7 @@ int uet_reasm_add(struct uet_reasm *r, uint32_t off, uint32_t len)
 		if (!r->bits) {
 			size_t words = ((size_t)r->total / r->seg + 64) / 64;
 
-			r->bits = calloc(words, sizeof(*r->bits));
+			r->bits = uet_calloc(words, sizeof(*r->bits));
 			if (!r->bits)
 				return UET_ERR_NOMEM;
 		}

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 /* ---- Records ---- */
@@ -267,7 +268,7 @@ static int ret_queue(struct uet_ses_pdc *ps, struct uet_ses_inmsg *in, struct ue
 		j->end += len;
 		return 0;
 	}
-	j = calloc(1, sizeof(*j));
+	j = uet_calloc(1, sizeof(*j));
 	if (!j)
 		return UET_NACK_NO_RESOURCE;
 	j->rec = in;
@@ -436,7 +437,7 @@ static void job_free(struct uet_ses *ses, struct uet_ses_ret *j)
 	uet_dlist_del(&j->link);
 	uet_mr_unref(j->mr);
 	in->jobs--;
-	free(j);
+	uet_free(j);
 	uet_rma_settle(ses, in);
 }
 

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 /* ---- Sender ---- */
@@ -89,7 +90,7 @@ void uet_rndv_served(struct uet_ses *ses, struct uet_ses_mr *mr, int err,
 static void rndv_read(struct uet_ses *ses, const struct uet_ses_inmsg *src,
 		      struct uet_ses_inmsg *in, uint32_t len)
 {
-	struct uet_ses_msg *m = calloc(1, sizeof(*m));
+	struct uet_ses_msg *m = uet_calloc(1, sizeof(*m));
 
 	if (!m) {
 		/* Out of memory: the receive fails; the sender waits until

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 /* ---- Descriptors ---- */
@@ -34,7 +35,7 @@ struct uet_ses_inmsg *uet_rx_alloc(struct uet_ses *ses)
 	} else {
 		/* More messages in progress than posted receives (multi-recv):
 		 * one descriptor per message, not per packet. */
-		in = calloc(1, sizeof(*in));
+		in = uet_calloc(1, sizeof(*in));
 		if (!in)
 			return NULL;
 		in->heap = true;
@@ -54,7 +55,7 @@ void uet_rx_free(struct uet_ses *ses, struct uet_ses_inmsg *in)
 	if (in->buf || in->charge)
 		uet_unexp_drop_buf(ses, in);
 	if (in->heap) {
-		free(in);
+		uet_free(in);
 	} else {
 		memset(in, 0, sizeof(*in));
 		uet_dlist_init(&in->unexp_link);
@@ -260,8 +261,7 @@ static void in_process(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		uet_rx_bind(ses, in, r);
 		return;
 	}
-	uet_dlist_add_tail(&ses->unexp, &in->unexp_link);
-	ses->st.unexp_msgs++;
+	uet_match_unexp(ses, in);
 	if (uet_reasm_done(&in->reasm))
 		in_whole(ses, in);
 }
@@ -287,7 +287,7 @@ static void in_abort(struct uet_ses *ses, struct uet_ses_inmsg *in, int err,
 		uet_rx_free(ses, in);
 		return;
 	}
-	free(in->buf);
+	uet_free(in->buf);
 	in->buf = NULL;
 	in->discard = true;
 	in->rc = rc;
@@ -388,6 +388,7 @@ static struct uet_ses_inmsg *in_new(struct uet_ses *ses,
 	probe.opcode = opcode;
 	probe.tag = req->match_bits;
 	probe.src = ps->ref->peer;
+	(void)uet_ses_rx_ctx(ses, req->resource_index, &probe.rx_ctx);
 	if (now)
 		r = uet_match_posted(ses, &probe);
 	in = r ? uet_rx_alloc(ses) : uet_unexp_alloc(ses, carried);
@@ -395,6 +396,7 @@ static struct uet_ses_inmsg *in_new(struct uet_ses *ses,
 		return NULL;
 	in->pdc = ps;
 	in->src = ps->ref->peer;
+	in->rx_ctx = probe.rx_ctx;
 	in->msg_id = req->message_id;
 	in->opcode = opcode;
 	in->rc = UET_RC_OK;
@@ -415,13 +417,48 @@ static struct uet_ses_inmsg *in_new(struct uet_ses *ses,
 	}
 	in->processed = true;
 	ps->rx_next++;
-	if (r) {
+	if (r)
 		uet_rx_bind(ses, in, r);
-	} else {
-		uet_dlist_add_tail(&ses->unexp, &in->unexp_link);
-		ses->st.unexp_msgs++;
-	}
+	else
+		uet_match_unexp(ses, in);
 	return in;
+}
+
+bool uet_ses_rx_admit(struct uet_ses *ses, const struct uet_ses_req *req,
+		      struct uet_ses_rsp *rsp)
+{
+	uint8_t rc = UET_RC_OK;
+
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->format = UET_NH_RSP;
+	rsp->list = UET_SES_LIST_EXPECTED;
+	rsp->opcode = UET_SES_DEFAULT_RESPONSE;
+	rsp->return_code = UET_RC_OK;
+	rsp->message_id = req->message_id;
+	rsp->job_id = req->job_id & 0xFFFFFF;
+	/* Only the standard header carries a message_id (wire-format §5.3);
+	 * we neither send nor take the others. */
+	if (req->format != UET_NH_REQ_STD) {
+		ses->st.bad_req++;
+		rc = UET_RC_UNSUPPORTED_OP;
+	} else if (req->job_id != (ses->cfg.job_id & 0xFFFFFF)) {
+		/* Not ours: refused, never delivered, no state (mapping
+		 * §1.2). */
+		ses->st.bad_job++;
+		rc = UET_RC_BAD_JOB_ID;
+	} else if (req->pid_on_fep != (ses->cfg.pid_on_fep & 0xFFF)) {
+		ses->st.bad_pid++;
+		rc = UET_RC_BAD_PID;
+	} else if (!uet_ses_rx_ctx(ses, req->resource_index,
+				   &(uint16_t){ 0 })) {
+		ses->st.bad_index++;
+		rc = UET_RC_BAD_INDEX;
+	}
+	if (rc == UET_RC_OK)
+		return true;
+	rsp->opcode = UET_SES_RESPONSE;
+	rsp->return_code = rc;
+	return false;
 }
 
 int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
@@ -451,24 +488,11 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	rsp->message_id = req->message_id;
 	rsp->job_id = req->job_id & 0xFFFFFF;
 
-	/* Only the standard header carries a message_id (wire-format §5.3);
-	 * we neither send nor take the others. */
-	if (req->format != UET_NH_REQ_STD) {
-		ses->st.bad_req++;
-		return refuse(rsp, gtd, UET_RC_UNSUPPORTED_OP);
-	}
-	/* Not ours: refused, never delivered, no state (mapping §1.2). */
-	if (req->job_id != (ses->cfg.job_id & 0xFFFFFF)) {
-		ses->st.bad_job++;
-		return refuse(rsp, gtd, UET_RC_BAD_JOB_ID);
-	}
-	if (req->pid_on_fep != (ses->cfg.pid_on_fep & 0xFFF)) {
-		ses->st.bad_pid++;
-		return refuse(rsp, gtd, UET_RC_BAD_PID);
-	}
-	if (req->resource_index != (ses->cfg.resource_index & 0xFFF)) {
-		ses->st.bad_index++;
-		return refuse(rsp, gtd, UET_RC_BAD_INDEX);
+	if (!uet_ses_rx_admit(ses, req, rsp)) {
+		/* Kept until CLEAR like every refusal (the ACK of a later
+		 * PSN must not pass it); PDS caps what one PDC may keep. */
+		*gtd = true;
+		return 0;
 	}
 
 	ps = uet_ses_pdc_state(ses, pdc);

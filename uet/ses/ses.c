@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 /* ---- Addressing ---- */
@@ -16,6 +17,18 @@ uint16_t uet_ses_addr_ri(const struct uet_addr *a)
 {
 	(void)a;
 	return 0;
+}
+
+bool uet_ses_rx_ctx(const struct uet_ses *ses, uint16_t resource_index,
+		    uint16_t *ctx)
+{
+	uint16_t d = (uint16_t)((resource_index - ses->cfg.resource_index) &
+				0xFFF);
+
+	if (d >= ses->rxq_n)
+		return false;
+	*ctx = d;
+	return true;
 }
 
 uint32_t uet_ses_addr_initiator(const struct uet_addr *a)
@@ -38,19 +51,84 @@ uint32_t uet_ses_addr_initiator(const struct uet_addr *a)
 
 /* ---- Life ---- */
 
-struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
-			       const struct uet_callbacks *cb, void *user,
-			       struct uet_pds *pds)
+/* The receive contexts: context 0 may be a shared queue, the others (and
+ * 0 otherwise) are the fep's own, each of cfg.rx_depth receives. */
+static int ses_rxq_create(struct uet_ses *ses, const struct uet_fep_config *cfg,
+			  const struct uet_callbacks *cb, void *user)
+{
+	uint16_t n = cfg->rx_ctx_count ? cfg->rx_ctx_count : 1;
+	uint16_t i;
+
+	if (n > 0x1000)
+		return UET_ERR_INVAL;	/* 12-bit resource indices */
+	ses->rxq = uet_calloc(n, sizeof(*ses->rxq));
+	if (!ses->rxq)
+		return UET_ERR_NOMEM;
+	ses->rxq_n = n;
+	for (i = 0; i < n; i++) {
+		if (i == 0 && cfg->rxq) {
+			ses->rxq[0] = cfg->rxq;
+			cfg->rxq->users++;
+			continue;
+		}
+		ses->rxq[i] = uet_malloc(sizeof(*ses->rxq[i]));
+		if (!ses->rxq[i] ||
+		    uet_rxq_init(ses->rxq[i], cfg->rx_depth, cb, user)) {
+			uet_free(ses->rxq[i]);
+			ses->rxq[i] = NULL;
+			return UET_ERR_NOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Unexpected messages of this fep leave its contexts (a shared one keeps
+ * the others'); its own contexts go. */
+static void ses_rxq_destroy(struct uet_ses *ses,
+			    void (*free_in)(struct uet_ses_inmsg *))
+{
+	struct uet_dlist *pos, *tmp;
+	uint16_t i;
+
+	for (i = 0; i < ses->rxq_n; i++) {
+		struct uet_rxq *q = ses->rxq[i];
+
+		if (!q)
+			continue;
+		uet_dlist_foreach_safe(pos, tmp, &q->unexp) {
+			struct uet_ses_inmsg *in = uet_dlist_entry(
+				pos, struct uet_ses_inmsg, unexp_link);
+
+			if (in->owner != ses)
+				continue;
+			uet_dlist_del(&in->unexp_link);
+			free_in(in);
+		}
+		if (q->shared) {
+			q->users--;
+			continue;
+		}
+		uet_rxq_fini(q);
+		uet_free(q);
+	}
+	uet_free(ses->rxq);
+	ses->rxq = NULL;
+}
+
+int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
+		   const struct uet_callbacks *cb, void *user,
+		   struct uet_pds *pds)
 {
 	struct uet_ses *ses;
 	unsigned i;
+	int rc;
 
 	if (!cfg || !cfg->tx_depth || !cfg->rx_depth ||
 	    cfg->mtu <= UET_SES_HDRS_LEN)
-		return NULL;
-	ses = calloc(1, sizeof(*ses));
+		return UET_ERR_INVAL;
+	ses = uet_calloc(1, sizeof(*ses));
 	if (!ses)
-		return NULL;
+		return UET_ERR_NOMEM;
 	ses->cfg = *cfg;
 	/* request_length is 32 bits (wire-format §5.3). */
 	if (ses->cfg.max_msg_size > UINT32_MAX)
@@ -77,21 +155,20 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 	uet_dlist_init(&ses->pdcs);
 	uet_dlist_init(&ses->tx_free);
 	uet_dlist_init(&ses->tx_pending);
-	uet_dlist_init(&ses->rx_free);
-	uet_dlist_init(&ses->posted_msg);
-	uet_dlist_init(&ses->posted_tag);
 	uet_dlist_init(&ses->in_free);
-	uet_dlist_init(&ses->unexp);
 
-	ses->tx_pool = calloc(cfg->tx_depth, sizeof(*ses->tx_pool));
-	ses->rx_pool = calloc(cfg->rx_depth, sizeof(*ses->rx_pool));
-	ses->in_pool = calloc(cfg->rx_depth, sizeof(*ses->in_pool));
+	ses->tx_pool = uet_calloc(cfg->tx_depth, sizeof(*ses->tx_pool));
+	ses->in_pool = uet_calloc(cfg->rx_depth, sizeof(*ses->in_pool));
 	if (cfg->inject_size)
-		ses->inject_slab = malloc(cfg->inject_size * cfg->tx_depth);
-	if (!ses->tx_pool || !ses->rx_pool || !ses->in_pool ||
-	    (cfg->inject_size && !ses->inject_slab)) {
+		ses->inject_slab = uet_malloc(cfg->inject_size * cfg->tx_depth);
+	if (!ses->tx_pool || !ses->in_pool ||
+	    (cfg->inject_size && !ses->inject_slab))
+		rc = UET_ERR_NOMEM;
+	else
+		rc = ses_rxq_create(ses, cfg, cb, user);
+	if (rc) {
 		uet_ses_destroy(ses);
-		return NULL;
+		return rc;
 	}
 	for (i = 0; i < cfg->tx_depth; i++) {
 		if (ses->inject_slab)
@@ -99,24 +176,22 @@ struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
 				ses->inject_slab + (size_t)i * cfg->inject_size;
 		uet_dlist_add_tail(&ses->tx_free, &ses->tx_pool[i].link);
 	}
-	for (i = 0; i < cfg->rx_depth; i++) {
-		uet_dlist_add_tail(&ses->rx_free, &ses->rx_pool[i].link);
+	for (i = 0; i < cfg->rx_depth; i++)
 		uet_dlist_add_tail(&ses->in_free, &ses->in_pool[i].pdc_link);
-	}
 	ses->tx_free_n = cfg->tx_depth;
-	ses->rx_free_n = cfg->rx_depth;
 	/* PDS sends RUDI and UUD only with cfg.rudi / cfg.uud (cless.c) */
 	if (pds)
 		uet_pds_cl_attach(pds, &uet_cless_ops);
-	return ses;
+	*out = ses;
+	return 0;
 }
 
 static void free_inmsg_mem(struct uet_ses_inmsg *in)
 {
 	uet_reasm_fini(&in->reasm);
-	free(in->buf);
+	uet_free(in->buf);
 	if (in->heap)
-		free(in);
+		uet_free(in);
 }
 
 /* Outgoing descriptors hold read bitmaps; internal ones (rendezvous
@@ -135,7 +210,7 @@ static void free_msgs(struct uet_dlist *head)
 			continue;
 		if (m->rin)
 			free_inmsg_mem(m->rin);
-		free(m);
+		uet_free(m);
 	}
 }
 
@@ -150,7 +225,7 @@ static void free_jobs(struct uet_dlist *head)
 		uet_dlist_del(pos);
 		/* Frees a deregistered region only this job kept. */
 		uet_mr_unref(j->mr);
-		free(j);
+		uet_free(j);
 	}
 }
 
@@ -176,24 +251,20 @@ void uet_ses_destroy(struct uet_ses *ses)
 
 			uet_dlist_del(&in->pdc_link);
 			uet_dlist_del(&in->unexp_link);
+			/* a shared queue's receive outlives this fep */
+			if (in->recv && in->recv->q->shared)
+				uet_match_orphan(in);
 			free_inmsg_mem(in);
 		}
 		/* ps->ref may be gone already: PDS is destroyed first. */
-		free(ps);
+		uet_free(ps);
 	}
-	uet_dlist_foreach_safe(pos, tmp, &ses->unexp) {
-		struct uet_ses_inmsg *in =
-			uet_dlist_entry(pos, struct uet_ses_inmsg, unexp_link);
-
-		uet_dlist_del(&in->unexp_link);
-		free_inmsg_mem(in);
-	}
+	ses_rxq_destroy(ses, free_inmsg_mem);
 	uet_mr_fini(ses);
-	free(ses->tx_pool);
-	free(ses->rx_pool);
-	free(ses->in_pool);
-	free(ses->inject_slab);
-	free(ses);
+	uet_free(ses->tx_pool);
+	uet_free(ses->in_pool);
+	uet_free(ses->inject_slab);
+	uet_free(ses);
 }
 
 void uet_ses_complete(struct uet_ses *ses, const struct uet_completion *c)
@@ -221,21 +292,33 @@ int uet_ses_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 		return uet_msg_post(ses, op, now);
 	case UET_OP_RECV:
 	case UET_OP_TRECV:
-		return uet_match_post(ses, op);
+		if (op->rx_ctx >= ses->rxq_n)
+			return UET_ERR_INVAL;
+		return uet_match_post(ses->rxq[op->rx_ctx], op);
 	}
 	return UET_ERR_INVAL;
 }
 
 int uet_ses_cancel(struct uet_ses *ses, void *context)
 {
-	return uet_match_cancel(ses, context);
+	uint16_t i;
+
+	for (i = 0; i < ses->rxq_n; i++)
+		if (!uet_match_cancel(ses->rxq[i], context))
+			return 0;
+	return UET_ERR_NOENT;
 }
 
 void uet_ses_flush(struct uet_ses *ses)
 {
+	uint16_t i;
+
 	uet_msg_flush(ses);
 	uet_rx_flush(ses);
-	uet_match_flush(ses);
+	/* a shared queue's receives are not this fep's to end */
+	for (i = 0; i < ses->rxq_n; i++)
+		if (!ses->rxq[i]->shared)
+			uet_match_flush(ses->rxq[i]);
 }
 
 size_t uet_ses_tx_left(const struct uet_ses *ses)
@@ -245,7 +328,7 @@ size_t uet_ses_tx_left(const struct uet_ses *ses)
 
 size_t uet_ses_rx_left(const struct uet_ses *ses)
 {
-	return ses->rx_free_n;
+	return ses->rxq[0]->free_n;
 }
 
 size_t uet_ses_payload_max(const struct uet_ses *ses)
@@ -289,7 +372,7 @@ struct uet_ses_pdc *uet_ses_pdc_state(struct uet_ses *ses,
 		return ps;
 	/* One allocation per PDC (not per packet); PDS normally calls
 	 * uet_ses_pdc_open first, this covers a failed one. */
-	ps = calloc(1, sizeof(*ps));
+	ps = uet_calloc(1, sizeof(*ps));
 	if (!ps)
 		return NULL;
 	ps->ref = pdc;
@@ -329,7 +412,7 @@ void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 				     ps->fail_code);
 	else if (pdc->initiator && uet_msg_pending(ses, &pdc->peer))
 		ses->rewake = true;
-	free(ps);
+	uet_free(ps);
 }
 
 bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc)

@@ -8,6 +8,10 @@
  * - sends: one message per SEND/TSEND, cut into packets with the standard
  *   SES header (wire-format §5.3), numbered per PDC from message_id 0;
  *   complete once every packet is acknowledged;
+ * - receive contexts (rxq.c): cfg.rx_ctx_count of them, one per resource
+ *   index served (a message is matched only in the one its
+ *   resource_index names; op.rx_ctx picks a receive's), context 0 maybe a
+ *   queue shared with other feps (cfg.rxq, uet_rxq_open);
  * - receives: posted untagged/tagged receives, matched in posting order
  *   (tag & ~ignore, source address unless UET_OPF_PEER_ANY); the messages of
  *   one PDC are matched in message_id order (FI_ORDER_SAS); messages that
@@ -24,7 +28,8 @@
  *   completions carry UET_CF_REMOTE and the region's context;
  * - reads return up to UET_ACK_DATA_MAX bytes in the ACK, longer ones in
  *   the return direction of the same PDC (uet_ses_rx_ret at the
- *   initiator), requested in UET_SES_READ_CHUNK (1024-byte) pieces;
+ *   initiator), requested in UET_SES_READ_CHUNK (1024) bytes, then in
+ *   pieces of several return packets each (msg.c read_chunk);
  * - atomics: every libfabric op/type pair (amo.c), one packet, operands
  *   big-endian, fetched values in the ACK; atomic with respect to each
  *   other on this fep (the engine runs one at a time), not to the CPU;
@@ -73,11 +78,12 @@ struct uet_ses;
 /* Create the SES of a fep. cfg, cb and the pds pointer must outlive it
  * (cfg is copied; cb is referenced). Descriptor pools are sized from
  * cfg->tx_depth and cfg->rx_depth here; no allocation per packet later.
- * Returns NULL for a bad config (tx_depth or rx_depth 0, an mtu that
- * leaves no payload after the PDS and SES headers) or out of memory. */
-struct uet_ses *uet_ses_create(const struct uet_fep_config *cfg,
-			       const struct uet_callbacks *cb, void *user,
-			       struct uet_pds *pds);
+ * Returns 0, UET_ERR_INVAL for a bad config (tx_depth or rx_depth 0, an
+ * mtu that leaves no payload after the PDS and SES headers) or
+ * UET_ERR_NOMEM. */
+int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
+		   const struct uet_callbacks *cb, void *user,
+		   struct uet_pds *pds);
 /* Free everything; pending operations vanish without completions. Call
  * after PDS has released every packet (or together with it). */
 void uet_ses_destroy(struct uet_ses *ses);
@@ -167,8 +173,8 @@ void uet_ses_stats_fep(const struct uet_ses *ses, struct uet_fep_stats *st);
 /* PIDonFEP of the endpoint at a: the low 12 bits of its UDP home port
  * (0 for raw IP, where there is one endpoint per address). */
 uint16_t uet_ses_addr_pid(const struct uet_addr *a);
-/* Resource index of the endpoint at a: 0 (one receive context per
- * endpoint). */
+/* Resource index of the endpoint at a: 0. Its receive context i (a
+ * scalable endpoint's) is at resource index 0 + i (uet_op.rx_ctx). */
 uint16_t uet_ses_addr_ri(const struct uet_addr *a);
 /* 32-bit initiator id a sender at a puts in its requests: FNV-1a over the
  * family, the address bytes and the port (big endian). Informative only:

@@ -100,11 +100,13 @@ struct uet_ses_msg {
 	struct uet_ses_inmsg *rin;	/* NULL once the receive is gone */
 	/* connectionless (cless.c): enum uet_cl_mode, 0 on a PDC */
 	uint8_t cl_mode;
+	uint16_t rx_ctx;		/* the target's receive context */
 };
 
-/* A posted receive, from the rx pool. */
+/* A posted receive, from its receive context's pool. */
 struct uet_ses_recv {
 	struct uet_dlist link;		/* posted list or free list */
+	struct uet_rxq *q;		/* the context it was posted to */
 	void *context;
 	uint32_t flags;
 	bool tagged;
@@ -127,6 +129,8 @@ struct uet_ses_inmsg {
 	struct uet_dlist pdc_link;	/* its PDC's list while packets come */
 	struct uet_dlist unexp_link;	/* the unexpected list */
 	struct uet_ses_pdc *pdc;	/* NULL once detached */
+	struct uet_ses *owner;		/* on an unexpected list: its fep's SES */
+	uint16_t rx_ctx;		/* receive context it is for */
 	struct uet_addr src;
 	uint16_t msg_id;
 	uint8_t opcode;
@@ -174,6 +178,24 @@ struct uet_ses_ret {
 	uint32_t total;			/* request_length (modified_length) */
 	uint32_t cut, end;		/* message range [cut, end) left to cut */
 	uint32_t handed, done;		/* packets */
+};
+
+/* A receive context (rxq.c): posted receives and the messages that found
+ * none. A fep has one per resource index it serves (cfg.rx_ctx_count);
+ * a shared one (uet_rxq_open) serves context 0 of several feps, whose
+ * unexpected messages then wait on its one list, in arrival order. */
+struct uet_rxq {
+	const struct uet_callbacks *cb;	/* completions not tied to a fep's
+					 * message: cancel, flush, probes */
+	void *user;
+	struct uet_ses_recv *pool;
+	struct uet_dlist free;
+	size_t free_n;
+	struct uet_dlist posted_msg;	/* untagged receives, post order */
+	struct uet_dlist posted_tag;	/* tagged receives, post order */
+	struct uet_dlist unexp;		/* unmatched messages, match order */
+	bool shared;			/* uet_rxq_open'ed, not a fep's own */
+	unsigned users;			/* feps using a shared one */
 };
 
 /* Per-PDC state (uet_pdc_ref.ses_state). */
@@ -228,15 +250,12 @@ struct uet_ses {
 	size_t tx_free_n;
 	struct uet_dlist tx_pending;	/* posted, not started, post order */
 
-	/* receive */
-	struct uet_ses_recv *rx_pool;
-	struct uet_dlist rx_free;
-	size_t rx_free_n;
-	struct uet_dlist posted_msg;	/* untagged receives, post order */
-	struct uet_dlist posted_tag;	/* tagged receives, post order */
+	/* receive: one context per resource index served, from
+	 * cfg.resource_index on (rxq[0] may be a shared one) */
+	struct uet_rxq **rxq;
+	uint16_t rxq_n;
 	struct uet_ses_inmsg *in_pool;
 	struct uet_dlist in_free;
-	struct uet_dlist unexp;		/* unmatched messages, match order */
 	size_t unexp_used;		/* bytes of cfg.unexp_max in use */
 
 	struct uet_ses_stats st;
@@ -246,6 +265,10 @@ struct uet_ses {
 void uet_ses_complete(struct uet_ses *ses, const struct uet_completion *c);
 struct uet_ses_pdc *uet_ses_pdc_state(struct uet_ses *ses,
 				      struct uet_pdc_ref *pdc);
+/* A request's resource_index names one of our receive contexts: its
+ * index into ses->rxq in *ctx. */
+bool uet_ses_rx_ctx(const struct uet_ses *ses, uint16_t resource_index,
+		    uint16_t *ctx);
 
 /* msg.c: outgoing messages */
 int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now);
@@ -284,17 +307,28 @@ int uet_rx_refuse_turn(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		       const struct uet_ses_req *req, struct uet_ses_rsp *rsp,
 		       bool *gtd, uint8_t rc);
 
-/* match.c: posted receives and the unexpected list */
+/* match.c: posted receives and the unexpected list of a context */
 bool uet_match_one(const struct uet_ses_recv *r,
 		   const struct uet_ses_inmsg *in);
 struct uet_ses_recv *uet_match_posted(struct uet_ses *ses,
 				      const struct uet_ses_inmsg *in);
-int uet_match_post(struct uet_ses *ses, const struct uet_op *op);
-int uet_match_cancel(struct uet_ses *ses, void *context);
-void uet_match_flush(struct uet_ses *ses);
+void uet_match_unexp(struct uet_ses *ses, struct uet_ses_inmsg *in);
+int uet_match_post(struct uet_rxq *q, const struct uet_op *op);
+int uet_match_cancel(struct uet_rxq *q, void *context);
+void uet_match_flush(struct uet_rxq *q);
 void uet_match_unlink(struct uet_ses_recv *r);
 bool uet_match_multi_full(const struct uet_ses_recv *r, size_t used);
+/* r goes back to its context's pool (ses unused: r knows its context). */
 void uet_match_recv_free(struct uet_ses *ses, struct uet_ses_recv *r);
+/* A message of a closing fep leaves the receive it was placed into:
+ * the receive ends with UET_ERR_CANCELED if nothing else uses it. */
+void uet_match_orphan(struct uet_ses_inmsg *in);
+
+/* rxq.c: receive contexts */
+int uet_rxq_init(struct uet_rxq *q, unsigned depth,
+		 const struct uet_callbacks *cb, void *user);
+void uet_rxq_fini(struct uet_rxq *q);
+void uet_rxq_complete(struct uet_rxq *q, const struct uet_completion *c);
 
 /* mr.c: the key table */
 struct uet_ses_mr *uet_mr_find(struct uet_ses *ses, uint64_t key);

@@ -92,8 +92,8 @@ void tl_ep_open(struct tl_ep *e, const struct uet_fep_config *cfg)
 	memset(e, 0, sizeof(*e));
 	e->cfg = *cfg;
 	e->cb.complete = tl_complete;
-	e->ses = uet_ses_create(&e->cfg, &e->cb, e, (struct uet_pds *)e);
-	cr_assert_not_null(e->ses);
+	cr_assert_eq(uet_ses_create(&e->ses, &e->cfg, &e->cb, e,
+				    (struct uet_pds *)e), 0);
 }
 
 void tl_ep_close(struct tl_ep *e)

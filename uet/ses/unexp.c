@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "ses_int.h"
 
 struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total)
@@ -26,11 +27,11 @@ struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total)
 
 	if (ses->unexp_used > ses->cfg.unexp_max || charge > left)
 		return NULL;
-	in = calloc(1, sizeof(*in));
+	in = uet_calloc(1, sizeof(*in));
 	if (!in)
 		return NULL;
 	if (total && total <= left - charge) {
-		in->buf = malloc(total);
+		in->buf = uet_malloc(total);
 		if (in->buf)
 			charge += total;
 	}
@@ -47,7 +48,7 @@ struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total)
  * are no longer needed. The descriptor lives on, uncharged. */
 void uet_unexp_drop_buf(struct uet_ses *ses, struct uet_ses_inmsg *in)
 {
-	free(in->buf);
+	uet_free(in->buf);
 	in->buf = NULL;
 	uet_unexp_release(ses, in);
 }

@@ -4,12 +4,16 @@
  * address (the packet's source: connectionless packets leave from the
  * home port) as its source for directed receives and completions.
  *
- * Nothing waits: a datagram no receive takes is dropped and counted
- * (dgram_dropped; PDS adds drop_other), never buffered on the unexpected
- * list. A receive shorter than the datagram completes with UET_ERR_TRUNC
- * and olen, the sender having completed already. PDS hands every copy
- * that arrives, so a datagram the network duplicated is delivered twice,
- * into two receives; one it lost is just gone (UUD is best effort).
+ * A datagram no receive takes yet waits on the unexpected list within
+ * cfg.unexp_max, whole, for the next receive that matches it (oldest
+ * first), as a socket buffer would hold it: applications post their
+ * receives a little after their peers start sending. One that does not
+ * fit the budget is dropped and counted (dgram_dropped; PDS adds
+ * drop_other). A receive shorter than the datagram completes with
+ * UET_ERR_TRUNC and olen, the sender having completed already. PDS hands
+ * every copy that arrives, so a datagram the network duplicated is
+ * delivered twice, into two receives; one it lost is just gone (UUD is
+ * best effort).
  */
 #include <string.h>
 
@@ -30,6 +34,46 @@ static bool uud_valid(const struct uet_ses_req *req, size_t len)
 	       req->request_length == len;
 }
 
+static void uud_fill(struct uet_ses_inmsg *in, const struct uet_addr *peer,
+		     const struct uet_ses_req *req, size_t len, uint16_t ctx)
+{
+	in->src = *peer;
+	in->rx_ctx = ctx;
+	in->msg_id = req->message_id;
+	in->opcode = UET_SES_SEND;
+	in->rc = UET_RC_OK;
+	in->initiator = req->initiator;
+	in->total = (uint32_t)len;
+	if (req->flags & UET_SES_F_HD) {
+		in->hd = true;
+		in->data = req->header_data;
+	}
+}
+
+/* No receive yet: keep the datagram, whole, for the next one; false when
+ * the unexpected budget has no room for it. */
+static bool uud_hold(struct uet_ses *ses, const struct uet_addr *peer,
+		     const struct uet_ses_req *req, const uint8_t *payload,
+		     size_t len, uint16_t ctx)
+{
+	struct uet_ses_inmsg *in = uet_unexp_alloc(ses, (uint32_t)len);
+
+	if (!in)
+		return false;
+	if (in->hdr_only) {
+		uet_rx_free(ses, in);	/* no room for the data */
+		return false;
+	}
+	uud_fill(in, peer, req, len, ctx);
+	uet_reasm_init(&in->reasm, (uint32_t)len);
+	(void)uet_reasm_add(&in->reasm, 0, (uint32_t)len);
+	if (len)
+		memcpy(in->buf, payload, len);
+	in->processed = true;
+	uet_match_unexp(ses, in);
+	return true;
+}
+
 int uet_uud_rx(struct uet_ses *ses, const struct uet_addr *peer,
 	       const struct uet_ses_req *req, const uint8_t *payload,
 	       size_t len)
@@ -46,22 +90,18 @@ int uet_uud_rx(struct uet_ses *ses, const struct uet_addr *peer,
 	memset(&probe, 0, sizeof(probe));
 	probe.opcode = UET_SES_SEND;
 	probe.src = *peer;
+	(void)uet_ses_rx_ctx(ses, req->resource_index, &probe.rx_ctx);
 	r = uet_match_posted(ses, &probe);
-	if (!r)
-		goto drop;
+	if (!r) {
+		if (!uud_hold(ses, peer, req, payload, len, probe.rx_ctx))
+			goto drop;
+		ses->st.dgram_rx++;
+		return 0;
+	}
 	in = uet_rx_alloc(ses);
 	if (!in)
 		goto drop;
-	in->src = *peer;
-	in->msg_id = req->message_id;
-	in->opcode = UET_SES_SEND;
-	in->rc = UET_RC_OK;
-	in->initiator = req->initiator;
-	in->total = (uint32_t)len;
-	if (req->flags & UET_SES_F_HD) {
-		in->hd = true;
-		in->data = req->header_data;
-	}
+	uud_fill(in, peer, req, len, probe.rx_ctx);
 	/* Binds without completing (nothing counted as arrived yet). */
 	uet_rx_bind(ses, in, r);
 	if (in->room)

@@ -7,6 +7,8 @@
 
 #include "sim.h"
 
+#define HOST_NIC_DEPTH	2	/* frames the NIC holds: on the wire, next */
+
 struct uet_addr uet_host_addr(uint32_t i)
 {
 	struct uet_addr a = { .af = UET_AF_INET, .port = UET_HOST_PORT };
@@ -121,13 +123,23 @@ static struct uet_frame *host_frame(struct uet_sim *s, struct uet_host *h,
 
 void uet_host_sync(struct uet_sim *s, struct uet_host *h)
 {
+	const struct uet_link *nic =
+		&s->topo.links[s->topo.nodes[h->idx].first];
 	uet_time now = uet_ps_to_ns(s->now);
 	uet_ps at;
 
 	for (;;) {
-		struct uet_frame *f = uet_frame_alloc(&s->pool, s->mtu);
+		struct uet_frame *f;
 		struct uet_pkt_info pi;
 		ssize_t n;
+
+		/* The NIC takes a packet when its wire is about to be free
+		 * (one on the wire, one ready), as a NIC pulls from its
+		 * send queue: the engine decides what goes, and stamps its
+		 * send time, when it can go, not a window earlier. */
+		if (nic->lo.n + nic->hi.n >= HOST_NIC_DEPTH)
+			break;
+		f = uet_frame_alloc(&s->pool, s->mtu);
 
 		memset(&pi, 0, sizeof(pi));
 		n = uet_fep_poll_tx(h->fep, &pi, f->data, f->cap, now);
@@ -151,7 +163,18 @@ void uet_host_sync(struct uet_sim *s, struct uet_host *h)
 	at = uet_ns_to_ps(uet_fep_next_timeout(h->fep));
 	if (at < s->now)
 		at = s->now;
-	uet_tmq_set(&s->tmq, h->idx, at);
+	/* Due now with the NIC full is more to send (a ready ACK or CP,
+	 * a resend): the NIC's next pull (uet_host_nic_free) runs it. */
+	h->nic_due = at == s->now && nic->lo.n + nic->hi.n >= HOST_NIC_DEPTH;
+	uet_tmq_set(&s->tmq, h->idx, h->nic_due ? UET_PS_NONE : at);
+}
+
+void uet_host_nic_free(struct uet_sim *s, struct uet_host *h)
+{
+	if (h->nic_due)
+		uet_host_timeout(s, h);
+	else
+		uet_host_sync(s, h);
 }
 
 void uet_host_recv(struct uet_sim *s, struct uet_host *h, struct uet_frame *f)

@@ -41,6 +41,7 @@ struct uet_host {
 	uint64_t rx_refused;	/* uet_fep_recv said no */
 	uint64_t tx_errors;	/* uet_fep_poll_tx failed */
 	uet_ps last_timeout;
+	bool nic_due;		/* a deadline waits for room in the NIC */
 	uint64_t same_time;	/* timeouts since the clock last moved */
 };
 
@@ -54,6 +55,8 @@ void uet_host_close(struct uet_host *h);
 /* A frame reached the host: to the fep, then sync. Frees f. */
 void uet_host_recv(struct uet_sim *s, struct uet_host *h,
 		   struct uet_frame *f);
+/* h's NIC can take another packet. */
+void uet_host_nic_free(struct uet_sim *s, struct uet_host *h);
 /* The fep's deadline passed. */
 void uet_host_timeout(struct uet_sim *s, struct uet_host *h);
 /* Drain the fep's packets into the NIC and re-arm its deadline: after

@@ -110,6 +110,30 @@ Test(incast, same_seed_same_numbers)
 	uet_sim_destroy(s2);
 }
 
+/* --start-jitter: each flow starts up to T late, from the seed alone
+ * (drawing them leaves the run's other numbers as they were). */
+Test(incast, start_jitter_is_seeded)
+{
+	struct uet_sim_config c = small(6, 64 << 10);
+	struct uet_sim_result a, b;
+	struct uet_sim *s1, *s2;
+	uint32_t i, same = 0;
+
+	c.start_jitter = 100 * UET_PS_NS;
+	s1 = run(&c, &a);
+	s2 = run(&c, &b);
+	all_delivered(s1, &a);
+	for (i = 0; i < s1->nflows; i++) {
+		cr_assert_lt(s1->flows[i].start, c.start_jitter);
+		cr_assert_eq(s1->flows[i].start, s2->flows[i].start);
+		same += s1->flows[i].start == s1->flows[0].start;
+	}
+	cr_assert_lt(same, s1->nflows, "not all at once");
+	cr_assert_eq(a.last, b.last);
+	uet_sim_destroy(s1);
+	uet_sim_destroy(s2);
+}
+
 Test(incast, tail_drop_recovers)
 {
 	struct uet_sim_config c = small(4, 128 << 10);

@@ -134,6 +134,18 @@ static const char *traffic_name(const struct uet_sim *s, char *buf,
 	return buf;
 }
 
+/* The watched link's wire time over the run up to the last completion:
+ * below 1, the bottleneck idled (or carried less than the flows). */
+double uet_report_busy(const struct uet_sim *s, const struct uet_sim_result *r)
+{
+	const struct uet_link *l = &s->topo.links[s->metric.qlink];
+	double bits = (double)l->tx_bytes * 8.0;
+
+	if (!r->last)
+		return 0;
+	return bits / (double)l->cfg.bps / ((double)r->last / 1e12);
+}
+
 void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		      FILE *out)
 {
@@ -177,9 +189,11 @@ void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 	fprintf(out, "  completion  last %.3f us, ideal %.3f us, ratio %.3f "
 		"(headers alone: %.3f)\n", us(r->last), us(r->ideal), r->ratio,
 		wire / c->payload);
-	fprintf(out, "  queue       avg %.3f BDP, max %.3f BDP (into host %u); "
+	fprintf(out, "  queue       avg %.3f BDP, max %.3f BDP (into host %u, "
+		"its wire busy %.2f%% until the last completion); "
 		"busiest switch port avg %.3f BDP (%s %u -> %s %u)\n",
 		r->q_avg_bdp, r->q_max_bdp, s->topo.links[s->metric.qlink].to,
+		100.0 * uet_report_busy(s, r),
 		r->q_busiest_bdp, node_name(s, busy->from), busy->from,
 		node_name(s, busy->to), busy->to);
 	fprintf(out, "  fairness    Jain mean %.4f, min %.4f over %u windows of "

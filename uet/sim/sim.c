@@ -93,6 +93,9 @@ static void on_done(struct uet_sim *s, uint32_t li)
 
 	uet_evq_push(&s->evq, s->now + l->cfg.prop, EV_ARRIVE, l->to, f);
 	link_kick(s, li);
+	/* a host's NIC has room: it pulls the next packet */
+	if (s->topo.nodes[l->from].host)
+		uet_host_nic_free(s, &s->hosts[l->from]);
 }
 
 static void on_arrive(struct uet_sim *s, uint32_t node, struct uet_frame *f)
@@ -209,6 +212,15 @@ static int make_flows(struct uet_sim *s)
 
 	if (c->traffic == UET_TRAFFIC_PERM) {
 		perm_flows(s);
+	} else if (c->traffic == UET_TRAFFIC_ONE) {
+		/* Across the whole tree: the longest path, like a
+		 * permutation's flows between pods. */
+		if (s->nhosts < 2)
+			return UET_ERR_INVAL;
+		s->nflows = 1;
+		s->flows = uet_sim_alloc(sizeof(*s->flows));
+		s->flows[0].src = 0;
+		s->flows[0].dst = s->nhosts - 1;
 	} else {
 		if (!c->senders || c->senders >= s->nhosts)
 			return UET_ERR_INVAL;
@@ -222,6 +234,14 @@ static int make_flows(struct uet_sim *s)
 	for (i = 0; i < s->nflows; i++) {
 		s->flows[i].size = c->size;
 		s->flows[i].start = c->start;
+		/* a stream of its own: the rest of the run draws the same */
+		if (c->start_jitter) {
+			uint64_t r = c->seed ^ ((uint64_t)i << 32) ^
+				     0x9e3779b97f4a7c15ull;
+
+			s->flows[i].start += uet_sim_rand(&r) %
+					     c->start_jitter;
+		}
 	}
 	return 0;
 }
@@ -280,6 +300,9 @@ static void fep_config(const struct uet_sim *s, const struct uet_host *h,
 	fc->ack_delay = c->ack_delay;
 	fc->entropy_count = c->entropies;
 	fc->entropy_run = c->entropy_run;
+	fc->lb = c->lb;
+	fc->loss_infer = !c->no_loss_infer;
+	fc->reorder_window = c->reorder_window;
 }
 
 static int open_hosts(struct uet_sim *s)

@@ -41,6 +41,7 @@
 enum uet_traffic {
 	UET_TRAFFIC_INCAST,	/* senders 1..N -> host 0 */
 	UET_TRAFFIC_PERM,	/* host i -> perm[i], a random derangement */
+	UET_TRAFFIC_ONE,	/* host 0 -> the last host: a flow alone */
 };
 
 struct uet_sim_config {
@@ -64,6 +65,7 @@ struct uet_sim_config {
 	uint32_t senders;		/* incast */
 	uint64_t size;			/* bytes per flow */
 	uet_ps start;			/* every flow starts then */
+	uet_ps start_jitter;		/* ... plus [0, this), seeded per flow */
 	/* Engine, per fep. */
 	uint8_t cca;			/* enum uet_cca, passed through */
 	unsigned window;		/* fixed window, packets; 0: one BDP */
@@ -73,6 +75,9 @@ struct uet_sim_config {
 	uet_time rto_max;
 	unsigned max_retx;
 	uint16_t entropies, entropy_run;
+	uint8_t lb;			/* enum uet_lb_kind: entropy selection */
+	bool no_loss_infer;		/* RTO and NACKs only (cfg.loss_infer) */
+	uet_time reorder_window;	/* cfg.reorder_window (0: engine's) */
 	/* Run. */
 	uint64_t seed;
 	uet_ps limit;			/* simulated time cap */
@@ -150,6 +155,8 @@ void uet_sim_run(struct uet_sim *s);
 /* report.c: gather the results (verifies the data), print them. */
 void uet_report_result(struct uet_sim *s, struct uet_sim_result *r);
 /* The summary, human-readable. */
+double uet_report_busy(const struct uet_sim *s,
+		       const struct uet_sim_result *r);
 void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		      FILE *out);
 /* Every host's engine counters, one line each. */

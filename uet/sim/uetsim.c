@@ -34,17 +34,21 @@ static void usage(FILE *f)
 "  --degrade-host I      host I's cable too\n"
 "  --degrade-factor F    of rate and buffer (0.25)\n"
 "Traffic\n"
-"  --traffic incast|perm (incast: hosts 1..N -> host 0; perm: every host\n"
-"                        to another, a random derangement)\n"
+"  --traffic incast|perm|one (incast: hosts 1..N -> host 0; perm: every\n"
+"                        host to another, a random derangement; one: host\n"
+"                        0 to the last, alone)\n"
 "  --senders N           incast senders (8)\n"
 "  --size B              bytes per flow (2MiB)\n"
 "  --start T             when every flow starts (0)\n"
+"  --start-jitter T      each flow later by up to T, seeded (0)\n"
 "Engine (per fep)\n"
 "  --cc fixed|nscc|rccc|nscc+rccc   congestion control (fixed)\n"
 "  --window N            fixed window, packets (one BDP)\n"
 "  --ack-every N (1)  --ack-delay T (1us)  --rto-min T (4 base RTTs)\n"
 "  --rto-max T (1ms)  --max-retx N (31)\n"
 "  --entropies N (256)  --entropy-run N (1)\n"
+"  --lb single|oblivious|reps|bitmap|mixed   entropy selection (bitmap)\n"
+"  --reorder-window T (a quarter of the smallest RTT)  --no-loss-infer\n"
 "Run\n"
 "  --seed N (1)  --limit T (10s of simulated time)\n"
 "  --sample T            queue sampling bin (ideal/2000)\n"
@@ -205,9 +209,9 @@ enum {
 	O_TOPO = 256, O_HOSTS, O_K, O_LEAVES, O_LEAF_HOSTS, O_SPINES, O_RATE,
 	O_HOP, O_PAYLOAD, O_FRAMING, O_BUFFER, O_HI_BUFFER, O_ECN, O_NO_TRIM,
 	O_DEGRADE, O_DEGRADE_HOST, O_DEGRADE_FACTOR, O_TRAFFIC, O_SENDERS,
-	O_SIZE, O_START, O_CC, O_WINDOW, O_ACK_EVERY, O_ACK_DELAY, O_RTO_MIN,
+	O_SIZE, O_START, O_START_JITTER, O_CC, O_WINDOW, O_ACK_EVERY, O_ACK_DELAY, O_RTO_MIN,
 	O_RTO_MAX, O_MAX_RETX, O_ENTROPIES, O_ENTROPY_RUN, O_SEED, O_LIMIT,
-	O_SAMPLE, O_JAIN_WINDOW, O_VERIFY, O_NO_VERIFY, O_OUT, O_KV, O_HOST_STATS,
+	O_SAMPLE, O_JAIN_WINDOW, O_LB, O_REORDER, O_NO_INFER, O_VERIFY, O_NO_VERIFY, O_OUT, O_KV, O_HOST_STATS,
 };
 
 static const struct option opts[] = {
@@ -222,11 +226,13 @@ static const struct option opts[] = {
 	{ "degrade-factor", 1, 0, O_DEGRADE_FACTOR },
 	{ "traffic", 1, 0, O_TRAFFIC }, { "senders", 1, 0, O_SENDERS },
 	{ "size", 1, 0, O_SIZE }, { "start", 1, 0, O_START },
+	{ "start-jitter", 1, 0, O_START_JITTER },
 	{ "cc", 1, 0, O_CC }, { "window", 1, 0, O_WINDOW },
 	{ "ack-every", 1, 0, O_ACK_EVERY }, { "ack-delay", 1, 0, O_ACK_DELAY },
 	{ "rto-min", 1, 0, O_RTO_MIN }, { "rto-max", 1, 0, O_RTO_MAX },
 	{ "max-retx", 1, 0, O_MAX_RETX }, { "entropies", 1, 0, O_ENTROPIES },
-	{ "entropy-run", 1, 0, O_ENTROPY_RUN }, { "seed", 1, 0, O_SEED },
+	{ "entropy-run", 1, 0, O_ENTROPY_RUN }, { "lb", 1, 0, O_LB },
+	{ "reorder-window", 1, 0, O_REORDER }, { "no-loss-infer", 0, 0, O_NO_INFER }, { "seed", 1, 0, O_SEED },
 	{ "limit", 1, 0, O_LIMIT }, { "sample", 1, 0, O_SAMPLE },
 	{ "jain-window", 1, 0, O_JAIN_WINDOW }, { "verify", 0, 0, O_VERIFY },
 	{ "no-verify", 0, 0, O_NO_VERIFY }, { "out", 1, 0, O_OUT },
@@ -281,6 +287,23 @@ static int parse_opt(struct cli *o, int c, const char *a)
 		cfg->entropy_run = (uint16_t)v;
 		break;
 	case O_DEGRADE: cfg->degrade = (unsigned)v; break;
+	case O_LB: {
+		static const char *const names[] = {
+			[UET_LB_SINGLE] = "single",
+			[UET_LB_OBLIVIOUS] = "oblivious",
+			[UET_LB_REPS] = "reps", [UET_LB_BITMAP] = "bitmap",
+			[UET_LB_MIXED] = "mixed",
+		};
+		unsigned k;
+
+		for (k = UET_LB_SINGLE; k <= UET_LB_MIXED; k++)
+			if (!strcmp(a, names[k]))
+				break;
+		if (k > UET_LB_MIXED)
+			return bad("--lb", a);
+		cfg->lb = (uint8_t)k;
+		break;
+	}
 	case O_FRAMING: cfg->framing = (uint32_t)v; break;
 	case O_PAYLOAD: cfg->payload = (uint32_t)v; break;
 	case O_RATE:
@@ -310,6 +333,8 @@ static int parse_opt(struct cli *o, int c, const char *a)
 			cfg->traffic = UET_TRAFFIC_INCAST;
 		else if (!strcmp(a, "perm"))
 			cfg->traffic = UET_TRAFFIC_PERM;
+		else if (!strcmp(a, "one"))
+			cfg->traffic = UET_TRAFFIC_ONE;
 		else
 			return bad("--traffic", a);
 		break;
@@ -317,15 +342,21 @@ static int parse_opt(struct cli *o, int c, const char *a)
 		return parse_size(a, &cfg->size) ? bad("--size", a) : 0;
 	case O_START:
 		return parse_time(a, &cfg->start) ? bad("--start", a) : 0;
+	case O_START_JITTER:
+		return parse_time(a, &cfg->start_jitter) ?
+		       bad("--start-jitter", a) : 0;
 	case O_CC:
 		return parse_cc(a, &cfg->cca) ? bad("--cc", a) : 0;
-	case O_ACK_DELAY: case O_RTO_MIN: case O_RTO_MAX:
+	case O_NO_INFER: cfg->no_loss_infer = true; break;
+	case O_ACK_DELAY: case O_RTO_MIN: case O_RTO_MAX: case O_REORDER:
 		if (parse_time(a, &t))
 			return bad("a time", a);
 		if (c == O_ACK_DELAY)
 			cfg->ack_delay = uet_ps_to_ns(t);
 		else if (c == O_RTO_MIN)
 			cfg->rto_min = uet_ps_to_ns(t);
+		else if (c == O_REORDER)
+			cfg->reorder_window = uet_ps_to_ns(t);
 		else
 			cfg->rto_max = uet_ps_to_ns(t);
 		break;

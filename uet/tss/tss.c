@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/alloc.h"
 #include "uet/err.h"
 #include "uet/wire.h"
 #include "aead.h"
@@ -109,7 +110,7 @@ int uet_tss_new(struct uet_tss **out, const struct uet_tss_cfg *cfg,
 	    cfg->sdi >> 24 || cfg->an > 1 || !cfg->has_key[cfg->an] ||
 	    cfg->rekey_shift > 47 || !local)
 		return UET_ERR_INVAL;
-	t = calloc(1, sizeof(*t));
+	t = uet_calloc(1, sizeof(*t));
 	if (!t)
 		return UET_ERR_NOMEM;
 	t->cfg = *cfg;
@@ -124,7 +125,7 @@ int uet_tss_new(struct uet_tss **out, const struct uet_tss_cfg *cfg,
 	while (n < t->cfg.max_sources)
 		n <<= 1;
 	t->nbucket = n;
-	t->bucket = calloc(n, sizeof(*t->bucket));
+	t->bucket = uet_calloc(n, sizeof(*t->bucket));
 	if (!t->bucket)
 		rc = UET_ERR_NOMEM;
 	for (unsigned an = 0; an < 2 && !rc; an++)
@@ -149,15 +150,15 @@ void uet_tss_free(struct uet_tss *t)
 			t->bucket[b] = s->next;
 			dkey_drop(&s->dk[0]);
 			dkey_drop(&s->dk[1]);
-			free(s);
+			uet_free(s);
 		}
-	free(t->bucket);
+	uet_free(t->bucket);
 	for (unsigned an = 0; an < 2; an++)
 		if (t->direct[an].enc)
 			uet_aead_fini(&t->direct[an]);
 	dkey_drop(&t->own);
 	memset(t->cfg.key, 0, sizeof(t->cfg.key));
-	free(t);
+	uet_free(t);
 }
 
 size_t uet_tss_overhead(void)
@@ -194,8 +195,8 @@ static void tss_iv(uint8_t iv[UET_AEAD_IV_LEN], uint32_t id, uint16_t epoch,
 			iv[i] ^= mask[i];
 }
 
-ssize_t uet_tss_seal(struct uet_tss *t, const struct uet_addr *dst,
-		     uint8_t *buf, size_t len, size_t cap)
+static ssize_t tss_seal(struct uet_tss *t, const struct uet_addr *dst,
+			uint8_t *buf, size_t len, size_t cap, bool moved)
 {
 	struct uet_tss_hdr h = {
 		.sp = true, .an = t->cfg.an, .sdi = t->cfg.sdi,
@@ -227,7 +228,8 @@ ssize_t uet_tss_seal(struct uet_tss *t, const struct uet_addr *dst,
 		key = &t->own.aead;
 		mask = t->own.mask;
 	}
-	memmove(buf + TSS_HDR, buf, len);
+	if (!moved)
+		memmove(buf + TSS_HDR, buf, len);
 	rc = uet_tss_hdr_encode(buf, TSS_HDR, &h);
 	if (rc < 0)
 		return rc;
@@ -240,6 +242,18 @@ ssize_t uet_tss_seal(struct uet_tss *t, const struct uet_addr *dst,
 	t->tsc++;
 	t->st.out_auth_pkts++;
 	return (ssize_t)(len + uet_tss_overhead());
+}
+
+ssize_t uet_tss_seal(struct uet_tss *t, const struct uet_addr *dst,
+		     uint8_t *buf, size_t len, size_t cap)
+{
+	return tss_seal(t, dst, buf, len, cap, false);
+}
+
+ssize_t uet_tss_seal_in_place(struct uet_tss *t, const struct uet_addr *dst,
+			      uint8_t *buf, size_t len, size_t cap)
+{
+	return tss_seal(t, dst, buf, len, cap, true);
 }
 
 static size_t tss_slot(const struct uet_tss *t, uint32_t id, unsigned an)
@@ -284,7 +298,7 @@ static struct tss_src *tss_add(struct uet_tss *t, uint32_t id, unsigned an)
 					s = c;
 		tss_unlink(t, s);
 	} else {
-		s = malloc(sizeof(*s));
+		s = uet_malloc(sizeof(*s));
 		if (!s)
 			return NULL;
 	}

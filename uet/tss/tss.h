@@ -33,6 +33,15 @@ size_t uet_tss_overhead(void);
  * returns its length, or UET_ERR_TSS_EXHAUSTED (counted, not sent). */
 ssize_t uet_tss_seal(struct uet_tss *t, const struct uet_addr *dst,
 		     uint8_t *buf, size_t len, size_t cap);
+/* The same with the clear packet already at buf + uet_tss_headroom()
+ * (the fep builds it there): no bytes move before the cipher runs. */
+ssize_t uet_tss_seal_in_place(struct uet_tss *t, const struct uet_addr *dst,
+			      uint8_t *buf, size_t len, size_t cap);
+/* Where the clear packet starts in a sealed one: the TSS header. */
+static inline size_t uet_tss_headroom(void)
+{
+	return UET_TSS_HDR_SSI_LEN;
+}
 
 /* pkt (len bytes from src) starts with a TSS header. Writes the clear
  * packet to out (room for len bytes) and returns its length; or a

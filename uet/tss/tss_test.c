@@ -104,6 +104,25 @@ Test(tss, seal_then_open)
 
 /* Every single-byte change of a sealed packet is refused, and the
  * refusals leave no trace: the original still opens afterwards. */
+/* The fep's way: the clear packet built after the header's room. */
+Test(tss, seal_in_place)
+{
+	struct uet_tss_cfg ca = base_cfg(0xA1), cb = base_cfg(0xB2);
+	struct uet_tss *a = tss_open_cfg(&ca, 1), *b = tss_open_cfg(&cb, 2);
+	struct uet_addr dst = addr4(2, 4793);
+	uint8_t pkt[CAP], out[CAP], clear[CAP];
+	ssize_t n;
+
+	clear_pkt(clear, 9);
+	memcpy(pkt + uet_tss_headroom(), clear, CLEAR_LEN);
+	n = uet_tss_seal_in_place(a, &dst, pkt, CLEAR_LEN, CAP);
+	cr_assert_eq(n, CLEAR_LEN + (ssize_t)uet_tss_overhead());
+	cr_assert_eq(open_from(b, 1, pkt, (size_t)n, out), CLEAR_LEN);
+	cr_assert_arr_eq(out, clear, CLEAR_LEN);
+	uet_tss_free(a);
+	uet_tss_free(b);
+}
+
 /* A capture reader opens what passed between any two addresses, as
  * often as it likes, and leaves no trace. */
 Test(tss, peek_without_state)

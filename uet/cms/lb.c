@@ -1,0 +1,117 @@
+/* Entropy selection: what every policy shares (lb.h). The run of new
+ * packets on one EV, the resend rule, the walk and the random source. */
+#include <string.h>
+
+#include "lb.h"
+
+static const struct uet_lb_ops *const lb_kinds[] = {
+	[UET_LB_SINGLE] = &uet_lb_single_ops,
+	[UET_LB_OBLIVIOUS] = &uet_lb_oblivious_ops,
+	[UET_LB_REPS] = &uet_lb_reps_ops,
+	[UET_LB_BITMAP] = &uet_lb_bitmap_ops,
+	[UET_LB_MIXED] = &uet_lb_mixed_ops,
+};
+#define LB_KINDS (sizeof(lb_kinds) / sizeof(lb_kinds[0]))
+
+int uet_lb_parse(const char *name)
+{
+	unsigned i;
+
+	for (i = 1; i < LB_KINDS; i++)
+		if (!strcmp(name, lb_kinds[i]->name))
+			return (int)i;
+	return -1;
+}
+
+const char *uet_lb_name(uint8_t kind)
+{
+	if (kind == UET_LB_DEFAULT)
+		kind = UET_LB_DEFAULT_KIND;
+	return kind < LB_KINDS ? lb_kinds[kind]->name : "?";
+}
+
+uint32_t uet_lb_rand(struct uet_lb *lb)
+{
+	uint32_t x = lb->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return lb->rng = x;
+}
+
+uint16_t uet_lb_walk(struct uet_lb *lb)
+{
+	uint16_t v;
+
+	do {
+		if (!lb->idx)
+			lb->xor_ = (uint16_t)(uet_lb_rand(lb) & (lb->pow2 - 1u));
+		v = (uint16_t)((lb->idx ^ lb->xor_) & (lb->pow2 - 1u));
+		lb->idx = (uint16_t)((lb->idx + 1u) & (lb->pow2 - 1u));
+	} while (v >= lb->count);
+	return v;
+}
+
+void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
+		 uint16_t run, bool trimming, uet_time hold, uint32_t seed)
+{
+	memset(lb, 0, sizeof(*lb));
+	if (kind == UET_LB_DEFAULT || kind >= LB_KINDS)
+		kind = UET_LB_DEFAULT_KIND;
+	lb->ops = lb_kinds[kind];
+	if (!count)
+		count = 1;
+	if (kind != UET_LB_OBLIVIOUS && count > UET_LB_EV_MAX)
+		count = UET_LB_EV_MAX;
+	lb->count = count;
+	for (lb->pow2 = 1; lb->pow2 < count && lb->pow2 < 0x8000u;)
+		lb->pow2 = (uint16_t)(lb->pow2 << 1);
+	if (lb->pow2 < count)	/* count above 2^15: the walk covers 2^15 */
+		lb->count = count = lb->pow2;
+	lb->run = run ? run : 1;
+	lb->trimming = trimming;
+	lb->hold = hold;
+	lb->rng = seed ? seed : 0x9e3779b9u;
+	/* A random start per PDC (cms.md §5.3). */
+	lb->idx = (uint16_t)(uet_lb_rand(lb) & (lb->pow2 - 1u));
+	lb->xor_ = (uint16_t)(uet_lb_rand(lb) & (lb->pow2 - 1u));
+	lb->cur = (uint16_t)(uet_lb_rand(lb) % count);
+	lb->freeze_until = 0;
+	lb->probe_ev = UET_LB_NONE;
+}
+
+uint16_t uet_lb_next(struct uet_lb *lb, uet_time now)
+{
+	if (lb->used && lb->used < lb->run) {
+		lb->used++;
+		return lb->cur;
+	}
+	lb->cur = lb->ops->next(lb, now);
+	lb->used = 1;
+	return lb->cur;
+}
+
+uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
+{
+	uint16_t ev = lb->ops->next(lb, now);
+
+	/* A resend on the EV that lost it may meet the same fate (a dead
+	 * path): one more pick, then the neighbour. */
+	if (ev == lost && lb->count > 1) {
+		ev = lb->ops->next(lb, now);
+		if (ev == lost)
+			ev = (uint16_t)((lost + 1u) % lb->count);
+	}
+	return ev;
+}
+
+void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
+		 uet_time now)
+{
+	if (ev >= lb->count)
+		return;
+	if (sig == UET_LB_TIMEOUT)
+		lb->retired++;
+	lb->ops->feed(lb, ev, sig, now);
+}

@@ -1,0 +1,102 @@
+/* Entropy selection (cms.md §5): which entropy value (EV), hence which
+ * path, the next packet of a PDC takes, learnt from what came back.
+ *
+ * One policy per file behind uet_lb_ops (enum uet_lb_kind, cfg.lb):
+ *	lb_single.c	one EV; another only after a timeout (ROD always)
+ *	lb_oblivious.c	every EV once per pass in a re-randomized order
+ *	lb_reps.c	recycle EVs whose ACKs came back clean (REPS)
+ *	lb_bitmap.c	the oblivious walk, skipping penalized EVs
+ *	lb_mixed.c	recycled EVs first, the bitmap walk otherwise
+ *
+ * PDS (../pds/ini.c) feeds every signal with the EV of the packet it
+ * concerns: a clean ACK, an ECN mark, a trim, an inferred loss, an RTO.
+ * Path-aware state covers UET_LB_EV_MAX values; more are not sprayed.
+ * Sans-I/O: time comes in, randomness from a seed.
+ */
+#ifndef UET_CMS_LB_H
+#define UET_CMS_LB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uet/fep.h"
+#include "uet/time.h"
+
+#define UET_LB_EV_MAX	256u
+#define UET_LB_RING	8u		/* REPS: EVs kept for reuse */
+#define UET_LB_PEN_MAX	15u		/* bitmap: a retired EV's penalty */
+#define UET_LB_NONE	0xffffu		/* no EV (SYN packets: home port) */
+
+/* What the network said about a packet sent on an EV. */
+enum uet_lb_sig {
+	UET_LB_ACK = 0,		/* acknowledged, no ECN mark */
+	UET_LB_ECN,		/* acknowledged with CE (ACK flag M) */
+	UET_LB_TRIM,		/* NACKed trimmed on the way */
+	UET_LB_LOSS,		/* inferred lost from later ones' SACKs */
+	UET_LB_TIMEOUT,		/* its RTO fired */
+};
+
+struct uet_lb;
+
+struct uet_lb_ops {
+	const char *name;
+	uint16_t (*next)(struct uet_lb *lb, uet_time now);
+	void (*feed)(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
+		     uet_time now);
+};
+
+struct uet_lb {
+	const struct uet_lb_ops *ops;
+	uint16_t count;			/* EVs in use: [0, count) */
+	uint16_t pow2;			/* smallest power of two >= count */
+	uint16_t run, used, cur;	/* runs of new packets on one EV */
+	bool trimming;			/* the fabric trims: losses are paths */
+	uint32_t rng;			/* xorshift32 state */
+	uet_time hold;			/* REPS freeze after a timeout */
+	/* The walk (oblivious, bitmap): (idx ^ xor) over pow2, then
+	 * values beyond count skipped; xor redrawn at each wrap. */
+	uint16_t idx, xor_;
+	/* REPS: EVs that came back clean, oldest at head. */
+	uint16_t ring[UET_LB_RING];
+	uint8_t head, n, cyc;
+	uet_time freeze_until;
+	/* Bitmap: penalty per EV, skipped (and decremented) while > 0. */
+	uint8_t pen[UET_LB_EV_MAX];
+	uint16_t probe_ev;		/* of the PDC's last liveness probe */
+	/* Counters (stats, tests). */
+	uint32_t recycled, skipped, retired;
+};
+
+extern const struct uet_lb_ops uet_lb_single_ops, uet_lb_oblivious_ops,
+	uet_lb_reps_ops, uet_lb_bitmap_ops, uet_lb_mixed_ops;
+
+/* kind: enum uet_lb_kind (UET_LB_DEFAULT picks the default); count EVs (path-
+ * aware kinds use at most UET_LB_EV_MAX), run new packets per EV (0 = 1),
+ * hold: how long REPS keeps to known EVs after a timeout. */
+void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
+		 uint16_t run, bool trimming, uet_time hold, uint32_t seed);
+
+/* The EV of the next new packet. */
+uint16_t uet_lb_next(struct uet_lb *lb, uet_time now);
+
+/* The EV of a resend of a packet last sent on lost (UET_LB_NONE if none):
+ * the policy's pick, never lost itself while another exists. */
+uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now);
+
+void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
+		 uet_time now);
+
+/* enum uet_lb_kind by name ("single", "oblivious", "reps", "bitmap", "mixed"),
+ * -1 if none; and back. */
+int uet_lb_parse(const char *name);
+const char *uet_lb_name(uint8_t kind);
+
+/* Shared by the policies (lb.c). */
+uint32_t uet_lb_rand(struct uet_lb *lb);
+uint16_t uet_lb_walk(struct uet_lb *lb);	/* next EV of the walk */
+void uet_lb_reps_push(struct uet_lb *lb, uint16_t ev);
+int uet_lb_reps_pop(struct uet_lb *lb, uet_time now);	/* -1: none */
+uint16_t uet_lb_bitmap_pick(struct uet_lb *lb);
+void uet_lb_bitmap_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig);
+
+#endif

@@ -1,0 +1,302 @@
+/* Entropy selection policies (lb.h) on synthetic feedback: what each
+ * picks, what each learns from ACKs, marks, trims, losses and timeouts,
+ * and that a retired EV comes back. */
+#include <criterion/criterion.h>
+
+#include "lb.h"
+
+#define N	16u
+#define SEED	12345u
+
+static struct uet_lb lb;
+
+static void open_lb(uint8_t kind, uint16_t run, bool trimming)
+{
+	uet_lb_init(&lb, kind, N, run, trimming, 100 * UET_USEC, SEED);
+}
+
+/* Every EV of the pass, each once. */
+static void check_pass(void)
+{
+	bool seen[N] = { false };
+	unsigned i;
+
+	for (i = 0; i < N; i++) {
+		uint16_t e = uet_lb_next(&lb, 0);
+
+		cr_assert_lt(e, N);
+		cr_assert_not(seen[e], "EV %u twice in one pass", e);
+		seen[e] = true;
+	}
+}
+
+Test(lb, names)
+{
+	cr_assert_eq(uet_lb_parse("single"), UET_LB_SINGLE);
+	cr_assert_eq(uet_lb_parse("oblivious"), UET_LB_OBLIVIOUS);
+	cr_assert_eq(uet_lb_parse("reps"), UET_LB_REPS);
+	cr_assert_eq(uet_lb_parse("bitmap"), UET_LB_BITMAP);
+	cr_assert_eq(uet_lb_parse("mixed"), UET_LB_MIXED);
+	cr_assert_eq(uet_lb_parse("ecmp"), -1);
+	cr_assert_str_eq(uet_lb_name(UET_LB_DEFAULT),
+			 uet_lb_name(UET_LB_DEFAULT_KIND));
+	open_lb(UET_LB_DEFAULT, 1, false);
+	cr_assert_eq(lb.ops, &uet_lb_bitmap_ops);
+}
+
+Test(lb, oblivious_every_ev_once_per_pass_reordered)
+{
+	uint16_t first[N], second[N];
+	unsigned i, same = 0;
+
+	open_lb(UET_LB_OBLIVIOUS, 1, false);
+	/* Feedback changes nothing. */
+	uet_lb_feed(&lb, 3, UET_LB_TIMEOUT, 0);
+	for (i = 0; i < N; i++)
+		first[i] = uet_lb_next(&lb, 0);
+	for (i = 0; i < N; i++)
+		second[i] = uet_lb_next(&lb, 0);
+	lb.idx = 0;
+	check_pass();
+	check_pass();
+	for (i = 0; i < N; i++)
+		same += first[i] == second[i];
+	cr_assert_lt(same, N, "the order is redrawn each pass");
+}
+
+Test(lb, oblivious_not_power_of_two)
+{
+	bool seen[12] = { false };
+	unsigned i;
+
+	uet_lb_init(&lb, UET_LB_OBLIVIOUS, 12, 1, false, 0, SEED);
+	for (i = 0; i < 12 * 8; i++) {
+		uint16_t e = uet_lb_next(&lb, 0);
+
+		cr_assert_lt(e, 12);
+		seen[e] = true;
+	}
+	for (i = 0; i < 12; i++)
+		cr_assert(seen[i], "EV %u never used", i);
+}
+
+Test(lb, runs_of_packets_share_an_ev)
+{
+	unsigned i;
+	uint16_t e;
+
+	open_lb(UET_LB_OBLIVIOUS, 4, false);
+	for (i = 0; i < 32; i += 4) {
+		e = uet_lb_next(&lb, 0);
+		cr_assert_eq(uet_lb_next(&lb, 0), e);
+		cr_assert_eq(uet_lb_next(&lb, 0), e);
+		cr_assert_eq(uet_lb_next(&lb, 0), e);
+	}
+}
+
+Test(lb, single_stays_until_timeout)
+{
+	uint16_t e, f;
+	unsigned i;
+
+	open_lb(UET_LB_SINGLE, 1, false);
+	e = uet_lb_next(&lb, 0);
+	for (i = 0; i < 100; i++)
+		cr_assert_eq(uet_lb_next(&lb, 0), e);
+	uet_lb_feed(&lb, e, UET_LB_ECN, 0);
+	uet_lb_feed(&lb, e, UET_LB_TRIM, 0);
+	uet_lb_feed(&lb, e, UET_LB_LOSS, 0);
+	cr_assert_eq(uet_lb_next(&lb, 0), e, "congestion does not move it");
+	uet_lb_feed(&lb, e, UET_LB_TIMEOUT, 0);
+	f = uet_lb_next(&lb, 0);
+	cr_assert_neq(f, e, "a timeout moves it off a dead path");
+	/* A late timeout of the old path does not move it again. */
+	uet_lb_feed(&lb, e, UET_LB_TIMEOUT, 0);
+	cr_assert_eq(uet_lb_next(&lb, 0), f);
+}
+
+Test(lb, reps_recycles_clean_evs_oldest_first)
+{
+	uint16_t e;
+
+	open_lb(UET_LB_REPS, 1, true);
+	uet_lb_feed(&lb, 5, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, 5, UET_LB_ACK, 0);	/* once */
+	uet_lb_feed(&lb, 9, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, 2, UET_LB_ECN, 0);	/* marked: not recycled */
+	uet_lb_feed(&lb, 3, UET_LB_TRIM, 0);
+	uet_lb_feed(&lb, 4, UET_LB_LOSS, 0);
+	cr_assert_eq(uet_lb_next(&lb, 0), 5);
+	cr_assert_eq(uet_lb_next(&lb, 0), 9);
+	cr_assert_eq(lb.recycled, 2);
+	/* Empty: random exploration over every EV. */
+	e = uet_lb_next(&lb, 0);
+	cr_assert_lt(e, N);
+}
+
+Test(lb, reps_ring_keeps_the_newest)
+{
+	unsigned i;
+
+	open_lb(UET_LB_REPS, 1, false);
+	for (i = 0; i < UET_LB_RING + 3; i++)
+		uet_lb_feed(&lb, (uint16_t)i, UET_LB_ACK, 0);
+	for (i = 3; i < UET_LB_RING + 3; i++)
+		cr_assert_eq(uet_lb_next(&lb, 0), i);
+}
+
+Test(lb, reps_freezes_after_timeout_with_trimming)
+{
+	unsigned i;
+
+	open_lb(UET_LB_REPS, 1, true);
+	uet_lb_feed(&lb, 7, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, 11, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, 1, UET_LB_TIMEOUT, 10);
+	/* Frozen: only the known good EVs, over and over. */
+	for (i = 0; i < 20; i++) {
+		uint16_t e = uet_lb_next(&lb, 20);
+
+		cr_assert(e == 7 || e == 11, "frozen, EV %u", e);
+	}
+	/* Thawed: they are used once more, then exploration. */
+	cr_assert_eq(lb.n, 2);
+	uet_lb_next(&lb, 10 + 100 * UET_USEC);
+	uet_lb_next(&lb, 10 + 100 * UET_USEC);
+	cr_assert_eq(lb.n, 0);
+}
+
+/* The bitmap skips a penalized EV, a penalty of p for p passes. */
+Test(lb, bitmap_penalties)
+{
+	unsigned pass, i, uses7, uses3;
+
+	open_lb(UET_LB_BITMAP, 1, false);
+	uet_lb_feed(&lb, 7, UET_LB_TIMEOUT, 0);		/* retired: 15 */
+	uet_lb_feed(&lb, 3, UET_LB_TRIM, 0);		/* 4 */
+	uet_lb_feed(&lb, 9, UET_LB_ECN, 0);		/* 1 */
+	uet_lb_feed(&lb, 9, UET_LB_ACK, 0);		/* clears nothing */
+	cr_assert_eq(lb.pen[7], UET_LB_PEN_MAX);
+	cr_assert_eq(lb.pen[3], 4);
+	cr_assert_eq(lb.pen[9], 1);
+	uses7 = uses3 = 0;
+	for (pass = 0; pass < UET_LB_PEN_MAX + 1; pass++) {
+		bool seen7 = false, seen3 = false;
+
+		/* N - 2 picks: a pass less the two it skips at most */
+		for (i = 0; i < N; i++) {
+			uint16_t e = uet_lb_next(&lb, 0);
+
+			seen7 |= e == 7;
+			seen3 |= e == 3;
+		}
+		uses7 += seen7;
+		uses3 += seen3;
+	}
+	cr_assert_leq(uses7, 2, "retired EV used in %u of 16 passes", uses7);
+	cr_assert_geq(uses7, 1, "retired EV never probed again");
+	cr_assert_geq(uses3, 10);
+	cr_assert_eq(lb.pen[7], 0, "the retired EV is back");
+}
+
+Test(lb, bitmap_loss_retires_only_with_trimming)
+{
+	open_lb(UET_LB_BITMAP, 1, false);
+	uet_lb_feed(&lb, 2, UET_LB_LOSS, 0);
+	cr_assert_eq(lb.pen[2], 4, "a drop may be a full queue");
+	open_lb(UET_LB_BITMAP, 1, true);
+	uet_lb_feed(&lb, 2, UET_LB_LOSS, 0);
+	cr_assert_eq(lb.pen[2], UET_LB_PEN_MAX, "trimming: a loss is a path");
+}
+
+Test(lb, bitmap_saturated_still_sends)
+{
+	unsigned i;
+
+	open_lb(UET_LB_BITMAP, 1, false);
+	for (i = 0; i < N; i++)
+		uet_lb_feed(&lb, (uint16_t)i, UET_LB_TIMEOUT, 0);
+	cr_assert_lt(uet_lb_next(&lb, 0), N);
+}
+
+Test(lb, mixed_recycles_unless_penalized_since)
+{
+	uint16_t e;
+	unsigned i;
+
+	open_lb(UET_LB_MIXED, 1, false);
+	uet_lb_feed(&lb, 4, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, 6, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, 4, UET_LB_ECN, 0);	/* marked after */
+	cr_assert_eq(uet_lb_next(&lb, 0), 6);
+	/* Then the bitmap walk, which skips 4 once. */
+	for (i = 0; i < N - 1; i++) {
+		e = uet_lb_next(&lb, 0);
+		cr_assert_neq(e, 4);
+	}
+}
+
+/* A resend never goes on the EV that lost its packet (while there is
+ * another), whatever the policy. */
+Test(lb, resend_avoids_the_lost_ev)
+{
+	static const uint8_t kinds[] = { UET_LB_SINGLE, UET_LB_OBLIVIOUS,
+					 UET_LB_REPS, UET_LB_BITMAP,
+					 UET_LB_MIXED };
+	unsigned k, i;
+
+	for (k = 0; k < sizeof(kinds); k++) {
+		open_lb(kinds[k], 1, false);
+		for (i = 0; i < 200; i++) {
+			uint16_t lost = uet_lb_next(&lb, 0);
+
+			uet_lb_feed(&lb, lost, UET_LB_ACK, 0);
+			cr_assert_neq(uet_lb_resend(&lb, lost, 0), lost,
+				      "%s", lb.ops->name);
+		}
+	}
+	uet_lb_init(&lb, UET_LB_MIXED, 1, 1, false, 0, SEED);
+	cr_assert_eq(uet_lb_resend(&lb, 0, 0), 0, "one EV: no other");
+}
+
+/* Four paths by EV % 4, one dead, 32 packets in flight (the answer to
+ * a packet comes 32 picks later): the bitmap and mixed keep the dead
+ * path's EVs for probes only, oblivious spends a quarter on it. */
+#define FLIGHT	32u
+
+static unsigned dead_share(uint8_t kind)
+{
+	uint16_t fl[FLIGHT];
+	unsigned i, dead = 0;
+
+	open_lb(kind, 1, false);
+	for (i = 0; i < 1600; i++) {
+		uint16_t e = uet_lb_next(&lb, i * UET_USEC);
+
+		if (i >= FLIGHT) {
+			uint16_t o = fl[i % FLIGHT];
+
+			uet_lb_feed(&lb, o, o % 4 == 1 ? UET_LB_TIMEOUT :
+							 UET_LB_ACK,
+				    i * UET_USEC);
+		}
+		fl[i % FLIGHT] = e;
+		dead += e % 4 == 1;
+	}
+	return dead;
+}
+
+Test(lb, dead_path_avoided)
+{
+	unsigned obl = dead_share(UET_LB_OBLIVIOUS);
+	unsigned bm = dead_share(UET_LB_BITMAP);
+	unsigned mx = dead_share(UET_LB_MIXED);
+	unsigned reps = dead_share(UET_LB_REPS);
+
+	cr_log_info("packets on the dead path of 1600: oblivious %u bitmap "
+		    "%u mixed %u reps %u", obl, bm, mx, reps);
+	cr_assert_eq(obl, 400);
+	cr_assert_lt(bm, 100);
+	cr_assert_lt(mx, 100);
+	cr_assert_lt(reps, 200);
+}

@@ -1,0 +1,165 @@
+/* Path failure (cms.md §5.6) on the mem port: the source port of a
+ * sprayed packet stands for its path, four paths by port % 4, and one
+ * is a black hole for requests. Every policy completes the transfer
+ * without failing the PDC (a resend leaves the entropy that lost it);
+ * the path-aware ones retire the dead path's entropies, lose few
+ * packets to it, and use it again once it heals. */
+#include "test_util.h"
+
+TestSuite(path, .fini = t_fini);
+
+#define PATHS	4u
+
+struct hole {
+	uint16_t home;		/* the sender's home port: SYNs pass */
+	bool dead;
+	int path;		/* the dead one; -1: the first sprayed */
+	uint64_t dropped;	/* requests the hole swallowed */
+	uint64_t crossed;	/* requests that took the path and arrived */
+};
+
+static unsigned hole_pick(void *arg, uint64_t seq, const struct uet_net_msg *m)
+{
+	struct hole *h = arg;
+
+	(void)seq;
+	if (m->info.src.port == h->home)
+		return 0;
+	if (h->path < 0)
+		h->path = (int)(m->info.src.port % PATHS);
+	if (m->info.src.port % PATHS != (unsigned)h->path)
+		return 0;
+	if (h->dead) {
+		h->dropped++;
+		return UET_MEM_DROP;
+	}
+	h->crossed++;
+	return 0;
+}
+
+static struct hole hole;
+
+static void open_pair(uint8_t lb, uint16_t run, bool infer)
+{
+	struct uet_fep_config c = t_cfg();
+	struct uet_mem_config mc = { .spray_bits = 4 };
+	struct uet_mem_impair imp = { .pick = hole_pick, .pick_arg = &hole,
+				      .delay = 20 * UET_USEC };
+
+	c.lb = lb;
+	c.entropy_count = 16;
+	c.entropy_run = run;
+	c.loss_infer = infer;
+	t_init(2, &c, &mc);
+	memset(&hole, 0, sizeof(hole));
+	hole.home = T.h.node[0].addr.port;
+	hole.dead = true;
+	hole.path = lb == UET_LB_SINGLE ? -1 : 1;
+	t_impair(1, &imp);
+}
+
+/* 400 packets over a dead path: done, nothing failed, no peer given up. */
+static uint64_t through_dead_path(uint8_t lb, uint16_t run, bool infer)
+{
+	unsigned i;
+
+	open_pair(lb, run, infer);
+	for (i = 0; i < 20; i++)
+		t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(0).pdc_failed, 0, "lb %u run %u: PDC failed",
+		     lb, run);
+	cr_assert_gt(hole.dropped, 0, "the hole saw nothing");
+	cr_log_info("lb %u run %u infer %d: %lu packets lost in the hole, "
+		    "%lu RTO resends, done at %.1f ms", lb, run, infer,
+		    (unsigned long)hole.dropped,
+		    (unsigned long)t_stats(0).retx_rto,
+		    (double)T.h.now / UET_MSEC);
+	return hole.dropped;
+}
+
+Test(path, oblivious_survives_a_dead_path)
+{
+	through_dead_path(UET_LB_OBLIVIOUS, 1, false);
+	t_fini();
+	/* Runs of packets on one entropy (GSO trains), RACK on. */
+	through_dead_path(UET_LB_OBLIVIOUS, 16, true);
+}
+
+/* The hole is wherever its one path starts. */
+Test(path, single_moves_off_a_dead_path)
+{
+	through_dead_path(UET_LB_SINGLE, 1, false);
+	cr_assert_leq(hole.dropped, 32, "more than a window lost");
+}
+
+Test(path, path_aware_avoid_a_dead_path)
+{
+	static const uint8_t kinds[] = { UET_LB_REPS, UET_LB_BITMAP,
+					 UET_LB_MIXED };
+	uint64_t obl, pa;
+	unsigned k;
+
+	obl = through_dead_path(UET_LB_OBLIVIOUS, 1, false);
+	t_fini();
+	for (k = 0; k < sizeof(kinds); k++) {
+		pa = through_dead_path(kinds[k], 1, false);
+		/* REPS explores at random when its ring is empty (no
+		 * memory of the hole): less than oblivious, not much. */
+		cr_assert_lt(kinds[k] == UET_LB_REPS ? pa : pa * 4, obl,
+			     "lb %u lost %lu, oblivious %lu", kinds[k],
+			     (unsigned long)pa, (unsigned long)obl);
+		t_fini();
+	}
+	through_dead_path(UET_LB_MIXED, 16, true);
+}
+
+/* The dead path heals: its entropies are probed again and carry data. */
+Test(path, healed_path_comes_back)
+{
+	unsigned i;
+
+	open_pair(UET_LB_MIXED, 1, false);
+	for (i = 0; i < 20; i++)
+		t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	cr_assert_gt(hole.dropped, 0);
+	hole.dead = false;
+	for (i = 0; i < 100; i++)
+		t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(0).pdc_failed, 0);
+	cr_log_info("after healing: %lu of %lu requests on the healed path",
+		    (unsigned long)hole.crossed, (unsigned long)t_reqs(0));
+	cr_assert_gt(hole.crossed, 100, "the healed path stays unused");
+}
+
+/* An idle PDC SES keeps busy sends liveness probes (pds.h: Liveness).
+ * The hole is the path of the first probe: with probes in a run on one
+ * entropy (as control packets are), every one falls in and the live
+ * peer is given up; each probe on a fresh pick off the last one's. */
+Test(path, probes_leave_a_dead_path)
+{
+	struct uet_fep_config c = t_cfg();
+	unsigned i;
+
+	open_pair(UET_LB_OBLIVIOUS, 16, false);
+	for (i = 0; i < 4; i++)
+		t_send(0, 1, 20 * T_SEG);
+	hole.dead = false;
+	t_run_done(T.h.now + T_LIMIT);
+	hole.dead = true;
+	hole.path = -1;
+	t_ses(0)->force_busy = true;
+	t_run_quiet(T.h.now + 20 * c.pdc_idle);
+	cr_log_info("probes %lu, lost in the hole %lu",
+		    (unsigned long)t_stats(0).probes_tx,
+		    (unsigned long)hole.dropped);
+	cr_assert_geq(t_stats(0).probes_tx, 10);
+	cr_assert_gt(hole.dropped, 0);
+	cr_assert_eq(t_stats(0).pdc_failed, 0, "a live peer given up");
+	t_ses(0)->force_busy = false;
+}
+
