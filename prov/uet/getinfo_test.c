@@ -101,6 +101,7 @@ Test(getinfo, default_entries)
 		cr_assert_eq(e->ep_attr->protocol_version, 1);
 		cr_assert_eq(e->caps, FI_MSG | FI_TAGGED | FI_SEND | FI_RECV |
 			     FI_DIRECTED_RECV | FI_MULTI_RECV | FI_SOURCE |
+			     FI_NAMED_RX_CTX | FI_TRIGGER | FI_SHARED_AV |
 			     FI_LOCAL_COMM | FI_REMOTE_COMM | ONE_SIDED |
 			     ONE_SIDED_SEC);
 		/* fences on the transmit side, remote events on receive */
@@ -227,7 +228,7 @@ static void check_attr_caps(const struct fi_info *fi)
 			     fi_tostr(&e->ep_attr->type, FI_TYPE_EP_TYPE),
 			     fi_tostr(&e->caps, FI_TYPE_CAPS));
 		cr_assert_eq(e->domain_attr->caps,
-			     FI_LOCAL_COMM | FI_REMOTE_COMM);
+			     FI_LOCAL_COMM | FI_REMOTE_COMM | FI_SHARED_AV);
 	}
 }
 
@@ -274,8 +275,7 @@ Test(getinfo, attr_caps_hint_with_domain_caps)
 Test(getinfo, caps_refused)
 {
 	static const uint64_t bad[] = {
-		FI_COLLECTIVE, FI_MULTICAST, FI_HMEM, FI_NAMED_RX_CTX,
-		FI_RMA | FI_TRIGGER, FI_TRIGGER, FI_SHARED_AV,
+		FI_COLLECTIVE, FI_MULTICAST, FI_HMEM,
 		FI_SOURCE_ERR, FI_VARIABLE_MSG,
 	};
 
@@ -562,13 +562,51 @@ Test(getinfo, sizes_refused)
 	h->tx_attr->rma_iov_limit = 2;	/* one key and address per op */
 	gi_nodata(V17);
 	h->tx_attr->rma_iov_limit = 0;
-	h->ep_attr->tx_ctx_cnt = FI_SHARED_CONTEXT;
+	/* contexts: 16 per scalable endpoint, 1024 endpoints per shared */
+	h->ep_attr->tx_ctx_cnt = 17;
 	gi_nodata(V17);
 	h->ep_attr->tx_ctx_cnt = 0;
-	h->ep_attr->rx_ctx_cnt = 2;
+	h->ep_attr->rx_ctx_cnt = 17;
 	gi_nodata(V17);
 	h->ep_attr->rx_ctx_cnt = 0;
-	h->domain_attr->max_ep_srx_ctx = 1;
+	h->domain_attr->max_ep_rx_ctx = 17;
+	gi_nodata(V17);
+	h->domain_attr->max_ep_rx_ctx = 0;
+	h->domain_attr->max_ep_srx_ctx = 1025;
+	gi_nodata(V17);
+}
+
+/* Shared contexts and scalable endpoints: what the hints ask for comes
+ * back, the limits are advertised, FI_NAMED_RX_CTX only with RDM. */
+Test(getinfo, contexts)
+{
+	struct fi_info *fi, *e;
+
+	h->ep_attr->tx_ctx_cnt = FI_SHARED_CONTEXT;
+	h->ep_attr->rx_ctx_cnt = FI_SHARED_CONTEXT;
+	fi = gi_ok(V17);
+	for (e = fi; e; e = e->next) {
+		cr_assert_eq(e->ep_attr->tx_ctx_cnt, FI_SHARED_CONTEXT);
+		cr_assert_eq(e->ep_attr->rx_ctx_cnt, FI_SHARED_CONTEXT);
+		cr_assert_eq(e->domain_attr->max_ep_stx_ctx, 1024);
+		cr_assert_eq(e->domain_attr->max_ep_srx_ctx, 1024);
+		cr_assert_eq(e->domain_attr->max_ep_tx_ctx, 16);
+		cr_assert_eq(e->domain_attr->max_ep_rx_ctx, 16);
+	}
+	fi_freeinfo(fi);
+	h->ep_attr->tx_ctx_cnt = 4;
+	h->ep_attr->rx_ctx_cnt = 2;
+	h->caps = FI_MSG | FI_NAMED_RX_CTX;
+	fi = gi_ok(V17);
+	for (e = fi; e; e = e->next) {
+		cr_assert_eq(e->ep_attr->type, FI_EP_RDM);
+		cr_assert_eq(e->ep_attr->tx_ctx_cnt, 4);
+		cr_assert_eq(e->ep_attr->rx_ctx_cnt, 2);
+		cr_assert(e->caps & FI_NAMED_RX_CTX);
+		cr_assert(e->tx_attr->caps & FI_NAMED_RX_CTX);
+	}
+	fi_freeinfo(fi);
+	h->ep_attr->type = FI_EP_DGRAM;
 	gi_nodata(V17);
 }
 

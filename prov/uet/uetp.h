@@ -81,22 +81,27 @@ struct fi_provider *fi_prov_ini(void);
 /* fi_endpoint.3 lists the caps that apply to tx_attr and rx_attr:
  * FI_LOCAL_COMM and FI_REMOTE_COMM are not among them (they are domain
  * and fi_info caps), and fabtests' fi_getinfo_test checks it. */
-#define UETP_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | \
+#define UETP_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_TRIGGER | \
+			 FI_NAMED_RX_CTX | \
 			 (UETP_ONE_SIDED_CAPS & ~(uint64_t)(FI_REMOTE_READ | \
 			  FI_REMOTE_WRITE)) | \
 			 (UETP_ONE_SIDED_SEC_CAPS & FI_FENCE))
 #define UETP_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | \
-			 FI_MULTI_RECV | FI_SOURCE | \
+			 FI_MULTI_RECV | FI_SOURCE | FI_TRIGGER | \
 			 (UETP_ONE_SIDED_CAPS & ~(uint64_t)(FI_READ | \
 			  FI_WRITE)) | \
 			 (UETP_ONE_SIDED_SEC_CAPS & FI_RMA_EVENT))
-#define UETP_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
+#define UETP_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM | FI_SHARED_AV)
 #define UETP_CAPS	(UETP_TX_CAPS | UETP_RX_CAPS | UETP_DOM_CAPS)
 /* libfabric's split (fi_getinfo.3): primary caps are granted only when
  * asked for, secondary ones come with every entry. */
 #define UETP_PRIMARY_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | \
-				 FI_DIRECTED_RECV | UETP_ONE_SIDED_CAPS)
-#define UETP_SECONDARY_CAPS	(FI_MULTI_RECV | FI_SOURCE | \
+				 FI_DIRECTED_RECV | FI_NAMED_RX_CTX | \
+				 UETP_ONE_SIDED_CAPS)
+/* FI_TRIGGER: uetp_trigger.c (FI_TRIGGER_THRESHOLD contexts);
+ * FI_SHARED_AV: named AVs in shared memory (uetp_av.c). */
+#define UETP_SECONDARY_CAPS	(FI_MULTI_RECV | FI_SOURCE | FI_TRIGGER | \
+				 FI_SHARED_AV | \
 				 FI_LOCAL_COMM | FI_REMOTE_COMM | \
 				 UETP_ONE_SIDED_SEC_CAPS)
 
@@ -155,15 +160,32 @@ struct uetp_env {
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
+	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
+	int unreach_hold_ms;		/* FI_UET_UNREACH_HOLD_MS, -1 = default */
 	uint8_t tc_dscp[UETP_TC_LABELS];	/* FI_UET_TCLASS_DSCP */
 	int mr_virt_addr;		/* FI_UET_MR_VIRT_ADDR */
 	int cca;			/* FI_UET_CC: enum uet_cca */
+	int lb;				/* FI_UET_LB: enum uet_lb_kind */
 	int link_gbps;			/* FI_UET_LINK_GBPS, 0 = engine default */
 	int base_rtt_us;		/* FI_UET_BASE_RTT_US, 0 = default */
 	int loss_infer;			/* FI_UET_LOSS_INFER */
+	int transport;			/* FI_UET_TRANSPORT: UETP_TRANSPORT_* */
+	int ip_proto;			/* FI_UET_IP_PROTO */
+	char *key_file;			/* FI_UET_KEY_FILE */
 };
 
 extern struct uetp_env uetp_env;
+
+#define UETP_TRANSPORT_UDP	0	/* UET over UDP, port 4793 */
+#define UETP_TRANSPORT_IP	1	/* UET over IP, FI_UET_IP_PROTO */
+
+/* uetp_tss.c: the secure domain from FI_UET_KEY_FILE for an endpoint of
+ * JobID job (cfg->mode UET_TSS_OFF without a key file); 0 or -FI_E*. */
+struct uet_tss_cfg;
+int uetp_tss_cfg(const char *path, uint32_t job, struct uet_tss_cfg *cfg);
+/* FI_UET_STATS: the "uet tss" line of an endpoint in a secure domain. */
+struct uet_fep;
+void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 
 #define UETP_DEFAULT_UDP_PORT	4793	/* IANA UET port (wire-format §1.2) */
 #define UETP_DEFAULT_JOB_ID	0
@@ -179,6 +201,9 @@ extern struct uetp_env uetp_env;
 struct uetp_lock {
 	pthread_mutex_t mutex;
 	bool on;
+	/* Use that lock instead: the endpoints of one engine or of one
+	 * shared receive context are one unit (uetp_srx.c, uetp_sep.c). */
+	struct uetp_lock *to;
 };
 
 static inline void uetp_lock_init(struct uetp_lock *l, bool on)
@@ -194,12 +219,16 @@ static inline void uetp_lock_destroy(struct uetp_lock *l)
 
 static inline void uetp_lock_acquire(struct uetp_lock *l)
 {
+	if (l->to)
+		l = l->to;
 	if (l->on)
 		pthread_mutex_lock(&l->mutex);
 }
 
 static inline void uetp_lock_release(struct uetp_lock *l)
 {
+	if (l->to)
+		l = l->to;
 	if (l->on)
 		pthread_mutex_unlock(&l->mutex);
 }
@@ -344,13 +373,18 @@ const char *uetp_errno_str(int prov_errno, const void *err_data, char *buf,
 
 /* ---- wait objects (uetp_wait.c) ---- */
 
+struct uetp_waitset;
+
 struct uetp_wait {
 	int epfd;			/* what fi_control(FI_GETWAIT) returns */
 	int efd;			/* eventfd: signal and wakeups */
 	atomic_bool armed;		/* someone is about to sleep */
+	atomic_int ref;			/* owner, plus members of a wait set */
+	struct uetp_waitset *set;	/* the wait set it belongs to, or NULL */
 };
 
 int uetp_wait_open(struct uetp_wait **waitp);
+/* Drop a reference; the last one closes the fds. */
 void uetp_wait_close(struct uetp_wait *w);
 int uetp_wait_add_fd(struct uetp_wait *w, int fd);
 void uetp_wait_del_fd(struct uetp_wait *w, int fd);
@@ -362,6 +396,29 @@ int uetp_wait_wait(struct uetp_wait *w, int timeout_ms);
 int uetp_wait_ms(uet_time deadline, uet_time now);
 bool uetp_wait_obj_ok(enum fi_wait_obj obj);
 
+/* Wait sets (fi_wait_open): a CQ or counter opened with FI_WAIT_SET
+ * shares the set's struct uetp_wait; fi_wait runs progress for every
+ * member. */
+int uetp_waitset_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
+		      struct fid_wait **waitset);
+/* Join the set named in a CQ/counter attr: *w is the set's wait. */
+int uetp_waitset_join(struct fid_wait *set, struct fid *member,
+		      struct uetp_wait **w);
+void uetp_waitset_leave(struct uetp_wait *w, struct fid *member);
+int uetp_waitset_trywait(struct fid *set);
+
+/* ---- poll sets (uetp_poll.c) ---- */
+
+int uetp_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
+		   struct fid_poll **pollset);
+/* A CQ or counter has something to read (fi_poll, fi_wait). */
+bool uetp_poll_ready(struct fid *fid);
+/* Progress for a CQ or counter; the earliest engine deadline. */
+uet_time uetp_poll_progress(struct fid *fid);
+/* Before sleeping on its fd: arm the endpoints' timers; false when a
+ * socket was full and the caller must not sleep long. */
+bool uetp_poll_arm(struct fid *fid);
+
 /* ---- fabric, domain (uetp_fabric.c, uetp_domain.c) ---- */
 
 struct uetp_fabric {
@@ -371,6 +428,13 @@ struct uetp_fabric {
 };
 
 struct uetp_progress;
+
+/* Triggered operations waiting for their counter (uetp_trigger.c). */
+struct uetp_trig_queue {
+	pthread_mutex_t lock;
+	struct uetp_dlist ops;
+	atomic_size_t count;		/* read without the lock */
+};
 
 struct uetp_domain {
 	struct fid_domain fid;
@@ -394,6 +458,7 @@ struct uetp_domain {
 	struct uetp_mr **mr_hash;	/* domain-wide keys, chained */
 	size_t mr_hash_cap, mr_hash_count;
 	uint32_t *amo_max;		/* uetp_atomic.c, built on first use */
+	struct uetp_trig_queue trig;	/* FI_TRIGGER operations */
 };
 
 int uetp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
@@ -503,6 +568,8 @@ int uetp_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		   struct fid_cntr **cntr, void *context);
 void uetp_cntr_inc(struct uetp_cntr *cntr);
 void uetp_cntr_inc_err(struct uetp_cntr *cntr);
+/* fid is one of our counters. */
+bool uetp_cntr_is(const struct fid *fid);
 
 /* ---- address vector (uetp_av.c) ---- */
 
@@ -510,6 +577,8 @@ struct uetp_av_entry {
 	struct uet_addr addr;
 	bool used;
 };
+
+struct uetp_av_shm;
 
 struct uetp_av {
 	struct fid_av fid;
@@ -524,12 +593,37 @@ struct uetp_av {
 	size_t hash_cap;
 	struct uetp_eq *eq;
 	atomic_int ref;
+	int rx_ctx_bits;		/* fi_av_attr: scalable endpoints */
+	/* FI_SHARED_AV: a named AV's table lives in a POSIX shared-memory
+	 * segment (uetp_av.c); count is then what this process has seen */
+	struct uetp_av_shm *shm;	/* NULL: a private AV */
+	size_t shm_len;
+	char *shm_name;			/* set when we created it */
 };
 
 int uetp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		 struct fid_av **av, void *context);
 /* fi_addr -> address; -FI_EINVAL if not in use. */
 int uetp_av_get(struct uetp_av *av, fi_addr_t fi_addr, struct uet_addr *a);
+
+/* fi_rx_addr (fi_endpoint.3): a receive context index in the top
+ * rx_ctx_bits bits of an fi_addr_t. The AV entry and the index. */
+static inline bool uetp_av_plain(const struct uetp_av *av, fi_addr_t a)
+{
+	return !av || !av->rx_ctx_bits || a == FI_ADDR_UNSPEC ||
+	       a == FI_ADDR_NOTAVAIL;
+}
+
+static inline fi_addr_t uetp_av_base(const struct uetp_av *av, fi_addr_t a)
+{
+	return uetp_av_plain(av, a) ? a : a & (~0ULL >> av->rx_ctx_bits);
+}
+
+static inline uint16_t uetp_av_rx_ctx(const struct uetp_av *av, fi_addr_t a)
+{
+	return uetp_av_plain(av, a) ? 0 :
+	       (uint16_t)(a >> (64 - av->rx_ctx_bits));
+}
 /* address -> fi_addr, FI_ADDR_NOTAVAIL if unknown. */
 fi_addr_t uetp_av_reverse(struct uetp_av *av, const struct uet_addr *a);
 
@@ -632,6 +726,8 @@ int uetp_tclass_parse(const char *s, uint8_t table[UETP_TC_LABELS]);
 /* One posted operation; op.context for the engine points here. */
 struct uetp_req {
 	struct uetp_req *next;		/* free list */
+	struct uetp_ep *owner;		/* whose free lists it returns to */
+	struct uetp_srx *srx;		/* ... or this shared rx context's */
 	void *context;			/* the application's */
 	uint64_t flags;			/* FI_* for the CQ entry */
 	struct uetp_cq *cq;
@@ -697,12 +793,56 @@ struct uetp_ep {
 	struct uetp_impair *impair;
 	bool pcap;
 	uint64_t tx_dropped;		/* refused by the port */
+	bool port_failed;		/* a fatal port error was reported */
+
+	/* contexts (uetp_stx.c, uetp_srx.c, uetp_sep.c) */
+	struct uetp_stx *stx;		/* bound shared tx context */
+	struct uetp_srx *srx;		/* bound shared rx context */
+	struct uetp_sep *sep;		/* a scalable endpoint: its contexts */
+	struct uetp_ep *base;		/* a tx/rx context: the scalable
+					 * endpoint whose engine and port it
+					 * posts to (no fep or port of its own) */
+	uint16_t rx_index;		/* an rx context: its engine context */
 };
+
+/* The endpoint whose port, engine and I/O batches serve ep. */
+static inline struct uetp_ep *uetp_ep_io(struct uetp_ep *ep)
+{
+	return ep->base ? ep->base : ep;
+}
 
 int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **ep, void *context);
 /* Called by the engine (callbacks.complete). */
 void uetp_ep_complete(void *user, const struct uet_completion *c);
+/* Report req's completion c through ep (NULL: a shared rx context's
+ * receive with no endpoint left to report to). */
+void uetp_ep_complete_req(struct uetp_ep *ep, struct uetp_req *req,
+			  const struct uet_completion *c);
+/* A new engine on the same port, for a changed ep->cfg (before enable). */
+int uetp_ep_engine_renew(struct uetp_ep *ep);
+
+/* The endpoint's pieces (uetp_ep.c: fid ops and open; uetp_ep_engine.c:
+ * engine callbacks, port and engine; uetp_ep_bind.c: bind and enable). */
+void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info);
+int uetp_ep_reqs_alloc(struct uetp_ep *ep);
+int uetp_ep_bufs_alloc(struct uetp_ep *ep);
+/* (Re)open port and engine; exact = 0 follows FI_UET_UDP_PORT. */
+int uetp_ep_engine_open(struct uetp_ep *ep, uint16_t exact);
+void uetp_ep_engine_close(struct uetp_ep *ep);
+/* fi_endpoint without the one-context check (scalable endpoints). */
+int uetp_ep_create(struct fid_domain *domain, struct fi_info *info,
+		   struct fid_ep **ep, void *context);
+int uetp_ep_close(struct fid *fid);
+int uetp_ep_control(struct fid *fid, int command, void *arg);
+extern struct fi_ops_ep uetp_ep_ops;
+extern struct fi_ops_cm uetp_ep_cm_ops;
+int uetp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
+int uetp_ep_enable(struct uetp_ep *ep);
+void uetp_ep_unhook(struct uetp_ep *ep);
+/* The endpoint's counters, one slot per fi_ep_bind flag. */
+#define UETP_EP_CNTRS	6
+void uetp_ep_cntrs(struct uetp_ep *ep, struct uetp_cntr ***slots);
 
 /* Receives use the rx free list, everything else the tx one. */
 static inline bool uetp_op_is_tx(uint8_t type)
@@ -742,12 +882,75 @@ ssize_t uetp_ep_cancel(fid_t fid, void *context);
 extern struct fi_ops_msg uetp_msg_ops;
 extern struct fi_ops_tagged uetp_tagged_ops;
 
+/* ---- shared contexts, scalable endpoints (uetp_stx.c, uetp_srx.c,
+ * uetp_sep.c) ---- */
+
+/* Contexts of one scalable endpoint: receive contexts are engine
+ * contexts (UET resource indices), at most 12 bits of them. */
+#define UETP_SEP_CTX_MAX	16
+#define UETP_RX_CTX_BITS_MAX	12
+
+/* A shared transmit context: attributes only; every endpoint bound to it
+ * still sends from its own port and engine (fi_uet.7 says why). */
+struct uetp_stx {
+	struct fid_stx fid;
+	struct uetp_domain *domain;
+	struct fi_tx_attr attr;
+	atomic_int ref;			/* bound endpoints */
+};
+
+/* A shared receive context: one engine receive queue (struct uet_rxq)
+ * that the engines of its endpoints match against; its lock is theirs. */
+struct uetp_srx {
+	struct fid_ep fid;
+	struct uetp_domain *domain;
+	struct uetp_lock lock;
+	struct uet_rxq *q;
+	struct uetp_req *reqs, *free;
+	size_t nreqs;
+	uint64_t caps, op_flags;
+	size_t min_multi_recv, iov_limit;
+	struct uetp_ep **eps;		/* bound endpoints */
+	size_t neps, cap;
+};
+
+/* A scalable endpoint's contexts (the endpoint itself owns the port and
+ * the engine, with one engine receive context per rx context). */
+struct uetp_sep {
+	size_t tx_cnt, rx_cnt;
+	struct uetp_ep **tx, **rx;	/* NULL until opened */
+	struct uetp_ep **dead;		/* closed with operations in flight */
+	size_t ndead, dead_cap;
+};
+
+int uetp_stx_open(struct fid_domain *domain, struct fi_tx_attr *attr,
+		  struct fid_stx **stx, void *context);
+int uetp_stx_bind_ep(struct uetp_ep *ep, struct uetp_stx *stx);
+void uetp_stx_unbind_ep(struct uetp_ep *ep);
+
+int uetp_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+		  struct fid_ep **rx_ep, void *context);
+/* fi_ep_bind(ep, srx) before fi_enable; ep's engine is renewed on the
+ * shared queue and ep takes the srx lock. */
+int uetp_srx_bind_ep(struct uetp_ep *ep, struct uetp_srx *srx);
+/* ep closes (its lock, the srx's, held). */
+void uetp_srx_unbind_ep(struct uetp_ep *ep);
+/* Completion side of a shared receive: CQ, counter and selectivity of
+ * the endpoint ep (NULL: none); then give req back to the srx. */
+void uetp_srx_route(struct uetp_req *req, struct uetp_ep *ep);
+void uetp_srx_req_free(struct uetp_srx *srx, struct uetp_req *req);
+
+int uetp_sep_open(struct fid_domain *domain, struct fi_info *info,
+		  struct fid_ep **sep, void *context);
+/* The scalable endpoint ep has a new engine: its contexts post to it. */
+void uetp_sep_engine_changed(struct uetp_ep *ep);
+
 /* ---- FI_EP_DGRAM (uetp_dgram.c) ---- */
 
 /* What a DGRAM endpoint does: untagged messages, nothing one-sided. */
 #define UETP_DGRAM_CAPS	(FI_MSG | FI_SEND | FI_RECV | FI_DIRECTED_RECV | \
 			 FI_MULTI_RECV | FI_SOURCE | FI_LOCAL_COMM | \
-			 FI_REMOTE_COMM)
+			 FI_REMOTE_COMM | FI_SHARED_AV)
 
 /* Hints that leave room for a DGRAM entry (type unspecified or DGRAM). */
 bool uetp_dgram_wanted(const struct fi_info *h);
@@ -801,6 +1004,30 @@ int uetp_atomic_query(struct fid_domain *domain, enum fi_datatype dt,
 extern struct fi_ops_rma uetp_rma_ops;
 extern struct fi_ops_atomic uetp_atomic_ops;
 
+/* ---- triggered operations (uetp_trigger.c, uetp_alias.c) ---- */
+
+void uetp_trigger_init(struct uetp_trig_queue *q);
+void uetp_trigger_fini(struct uetp_trig_queue *q);
+/* Post the queued operations whose counter reached their threshold;
+ * called where the application lets the provider progress. No lock
+ * held. */
+void uetp_trigger_run(struct uetp_domain *dom);
+/* The FI_TRIGGER branches of the post paths: queue the operation, or
+ * post it at once when the threshold is already met. */
+ssize_t uetp_trigger_msg(struct uetp_ep *ep, const struct uetp_post *p);
+ssize_t uetp_trigger_rma(struct uetp_ep *ep, uint8_t type,
+			 const struct fi_msg_rma *msg, uint64_t flags);
+ssize_t uetp_trigger_atomic(struct uetp_ep *ep, unsigned kind,
+			    const struct fi_msg_atomic *msg,
+			    const struct fi_ioc *compare, size_t compare_count,
+			    const struct fi_ioc *result, size_t result_count,
+			    uint64_t flags);
+/* The endpoint closes: its operations still waiting are dropped (a
+ * started one belongs to the endpoint already). */
+void uetp_trigger_ep_close(struct uetp_ep *ep);
+/* fi_ep_alias (fi_control FI_ALIAS on an endpoint). */
+int uetp_alias_open(struct uetp_ep *ep, struct fi_alias *arg);
+
 /* ---- the I/O loop (uetp_progress.c) ---- */
 
 /* One pass for one endpoint; call with ep->lock held. */
@@ -837,6 +1064,10 @@ void uetp_progress_kick(struct uetp_domain *dom, uet_time deadline);
 extern struct fi_ops_rma uetp_enosys_rma;
 extern struct fi_ops_atomic uetp_enosys_atomic;
 extern struct fi_ops_collective uetp_enosys_collective;
+extern struct fi_ops_msg uetp_enosys_msg;
+extern struct fi_ops_tagged uetp_enosys_tagged;
+extern struct fi_ops_ep uetp_enosys_ep;
+extern struct fi_ops_cm uetp_enosys_cm;
 
 int uetp_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 int uetp_enosys_control(struct fid *fid, int command, void *arg);
@@ -847,16 +1078,6 @@ int uetp_enosys_ops_set(struct fid *fid, const char *name, uint64_t flags,
 		    void *ops, void *context);
 int uetp_enosys_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 		       struct fid_pep **pep, void *context);
-int uetp_enosys_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-		      struct fid_wait **waitset);
-int uetp_enosys_scalable_ep(struct fid_domain *domain, struct fi_info *info,
-			struct fid_ep **sep, void *context);
-int uetp_enosys_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
-		      struct fid_poll **pollset);
-int uetp_enosys_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
-		    struct fid_stx **stx, void *context);
-int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
-		    struct fid_ep **rx_ep, void *context);
 int uetp_enosys_query_collective(struct fid_domain *domain,
 			     enum fi_collective_op coll,
 			     struct fi_collective_attr *attr, uint64_t flags);

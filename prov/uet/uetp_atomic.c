@@ -358,6 +358,10 @@ static ssize_t uetp_amo(struct fid_ep *ep_fid, unsigned kind,
 		.flags = flags,
 	};
 
+	if (flags & FI_TRIGGER)
+		return uetp_trigger_atomic(ep, kind, msg, compare,
+					   compare_count, result,
+					   result_count, flags);
 	return uetp_amo_post(ep, &a);
 }
 

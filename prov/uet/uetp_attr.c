@@ -99,9 +99,12 @@ static const char *uetp_check_ep_attr(const struct fi_ep_attr *a)
 	if (a->max_order_raw_size || a->max_order_war_size ||
 	    a->max_order_waw_size)
 		return "ep_attr->max_order_*_size (no RMA ordering)";
-	if (a->tx_ctx_cnt > 1)
+	/* one context, a shared one, or a scalable endpoint's contexts */
+	if (a->tx_ctx_cnt > UETP_SEP_CTX_MAX &&
+	    a->tx_ctx_cnt != FI_SHARED_CONTEXT)
 		return "ep_attr->tx_ctx_cnt";
-	if (a->rx_ctx_cnt > 1)
+	if (a->rx_ctx_cnt > UETP_SEP_CTX_MAX &&
+	    a->rx_ctx_cnt != FI_SHARED_CONTEXT)
 		return "ep_attr->rx_ctx_cnt";
 	if (!uetp_auth_key_ok(a->auth_key_size, a->auth_key))
 		return "ep_attr->auth_key (a 4-byte JobID)";
@@ -134,10 +137,11 @@ static const char *uetp_check_domain_attr(uint32_t version,
 	if (a->ep_cnt > UETP_EP_CNT || a->tx_ctx_cnt > UETP_EP_CNT ||
 	    a->rx_ctx_cnt > UETP_EP_CNT)
 		return "domain_attr->ep_cnt";
-	if (a->max_ep_tx_ctx > 1 || a->max_ep_rx_ctx > 1)
-		return "domain_attr->max_ep_*_ctx (no scalable endpoints)";
-	if (a->max_ep_stx_ctx || a->max_ep_srx_ctx)
-		return "domain_attr->max_ep_s*x_ctx (no shared contexts)";
+	if (a->max_ep_tx_ctx > UETP_SEP_CTX_MAX ||
+	    a->max_ep_rx_ctx > UETP_SEP_CTX_MAX)
+		return "domain_attr->max_ep_*_ctx";
+	if (a->max_ep_stx_ctx > UETP_EP_CNT || a->max_ep_srx_ctx > UETP_EP_CNT)
+		return "domain_attr->max_ep_s*x_ctx";
 	if (a->cntr_cnt > UETP_CNTR_CNT)
 		return "domain_attr->cntr_cnt";
 	if (a->mr_iov_limit > 1)
@@ -374,8 +378,8 @@ static struct fi_info *uetp_info_build(const struct uetp_want *w,
 	fi->ep_attr->msg_prefix_size = 0;
 	fi->ep_attr->mem_tag_format = hep && hep->mem_tag_format ?
 				      hep->mem_tag_format : UETP_TAG_FORMAT;
-	fi->ep_attr->tx_ctx_cnt = 1;
-	fi->ep_attr->rx_ctx_cnt = 1;
+	fi->ep_attr->tx_ctx_cnt = hep && hep->tx_ctx_cnt ? hep->tx_ctx_cnt : 1;
+	fi->ep_attr->rx_ctx_cnt = hep && hep->rx_ctx_cnt ? hep->rx_ctx_cnt : 1;
 	if (hep && uetp_copy_key(&fi->ep_attr->auth_key,
 				 &fi->ep_attr->auth_key_size, hep->auth_key,
 				 hep->auth_key_size))
@@ -404,10 +408,11 @@ static struct fi_info *uetp_info_build(const struct uetp_want *w,
 	fi->domain_attr->ep_cnt = UETP_EP_CNT;
 	fi->domain_attr->tx_ctx_cnt = UETP_EP_CNT;
 	fi->domain_attr->rx_ctx_cnt = UETP_EP_CNT;
-	fi->domain_attr->max_ep_tx_ctx = 1;
-	fi->domain_attr->max_ep_rx_ctx = 1;
-	fi->domain_attr->max_ep_stx_ctx = 0;
-	fi->domain_attr->max_ep_srx_ctx = 0;
+	/* uetp_sep.c, uetp_stx.c, uetp_srx.c */
+	fi->domain_attr->max_ep_tx_ctx = UETP_SEP_CTX_MAX;
+	fi->domain_attr->max_ep_rx_ctx = UETP_SEP_CTX_MAX;
+	fi->domain_attr->max_ep_stx_ctx = UETP_EP_CNT;
+	fi->domain_attr->max_ep_srx_ctx = UETP_EP_CNT;
 	fi->domain_attr->cntr_cnt = UETP_CNTR_CNT;
 	fi->domain_attr->mr_iov_limit = 1;
 	fi->domain_attr->caps = UETP_DOM_CAPS;

@@ -4,13 +4,61 @@
  *
  * An entry is what the engine needs to reach a peer: FA + UDP home port.
  * Inserts are synchronous; with FI_EVENT the result is also reported on
- * the bound EQ (FI_AV_COMPLETE, errors as EQ error entries). */
+ * the bound EQ (FI_AV_COMPLETE, errors as EQ error entries).
+ *
+ * Named AVs (FI_SHARED_AV, fi_av_attr.name): the table lives in a POSIX
+ * shared-memory segment named after the AV, so processes of one node
+ * share it. The process that opens it without FI_READ creates it and is
+ * its only writer; FI_READ opens map it read-only and see the writer's
+ * inserts as they happen (the entry is written before the count that
+ * publishes it). map_addr points at the segment's fi_addr_t array, entry
+ * i holding i. The size is fixed at creation: attr->count, at least
+ * UETP_AV_SHM_MIN entries. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "uetp.h"
+
+#define UETP_AV_SHM_MAGIC	0x55455441u	/* "UETA" */
+#define UETP_AV_SHM_VERSION	1
+#define UETP_AV_SHM_MIN		1024
+#define UETP_AV_SHM_MAX		(1u << 20)	/* 36 MiB of segment */
+#define UETP_AV_NAME_MAX	200
+
+/* The segment: this header, fi_addr_t map[cap], entries[cap]. */
+struct uetp_av_shm {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t entry_size;		/* sizeof(struct uetp_av_entry) */
+	int32_t creator;		/* pid of the writer */
+	uint64_t cap;
+	atomic_uint_fast64_t count;	/* entries published */
+	uint64_t pad;
+};
+
+static fi_addr_t *uetp_av_shm_map(struct uetp_av_shm *shm)
+{
+	return (fi_addr_t *)(shm + 1);
+}
+
+static struct uetp_av_entry *uetp_av_shm_table(struct uetp_av_shm *shm)
+{
+	return (struct uetp_av_entry *)(uetp_av_shm_map(shm) + shm->cap);
+}
+
+static size_t uetp_av_shm_size(uint64_t cap)
+{
+	return sizeof(struct uetp_av_shm) + cap * sizeof(fi_addr_t) +
+	       cap * sizeof(struct uetp_av_entry);
+}
 
 static uint64_t uetp_av_hash(const struct uet_addr *a)
 {
@@ -68,6 +116,8 @@ static int uetp_av_append(struct uetp_av *av, const struct uet_addr *a,
 	size_t cap;
 	int ret;
 
+	if (av->shm && av->count == av->cap)
+		return -FI_ENOSPC;	/* a segment does not grow */
 	if (av->count == av->cap) {
 		cap = av->cap ? 2 * av->cap : 64;
 		t = realloc(av->table, cap * sizeof(*t));
@@ -85,14 +135,50 @@ static int uetp_av_append(struct uetp_av *av, const struct uet_addr *a,
 	av->table[av->count].used = true;
 	uetp_av_hash_add(av, av->count);
 	*out = av->count++;
+	if (av->shm) {
+		uetp_av_shm_map(av->shm)[*out] = *out;
+		/* readers see the entry once they see the count */
+		atomic_store_explicit(&av->shm->count, av->count,
+				      memory_order_release);
+	}
 	return 0;
+}
+
+/* A reader of a named AV catches up with the writer's inserts; lock
+ * held. */
+static void uetp_av_sync(struct uetp_av *av)
+{
+	size_t n;
+
+	if (!av->shm || av->shm_name)
+		return;
+	n = (size_t)atomic_load_explicit(&av->shm->count,
+					 memory_order_acquire);
+	if (n > av->cap)
+		n = av->cap;
+	if (n == av->count)
+		return;
+	if (2 * n > av->hash_cap) {
+		size_t old = av->count;
+
+		av->count = n;
+		if (uetp_av_rehash(av, n))
+			av->count = old;	/* retried on the next call */
+		return;
+	}
+	for (size_t i = av->count; i < n; i++)
+		if (av->table[i].used)
+			uetp_av_hash_add(av, i);
+	av->count = n;
 }
 
 int uetp_av_get(struct uetp_av *av, fi_addr_t fi_addr, struct uet_addr *a)
 {
 	int ret = -FI_EINVAL;
 
+	fi_addr = uetp_av_base(av, fi_addr);	/* fi_rx_addr's index off */
 	uetp_lock_acquire(&av->lock);
+	uetp_av_sync(av);
 	if (fi_addr < av->count && av->table[fi_addr].used) {
 		*a = av->table[fi_addr].addr;
 		ret = 0;
@@ -107,10 +193,12 @@ fi_addr_t uetp_av_reverse(struct uetp_av *av, const struct uet_addr *a)
 	size_t i, idx;
 
 	uetp_lock_acquire(&av->lock);
+	uetp_av_sync(av);
 	if (av->hash_cap) {
 		i = uetp_av_hash(a) & (av->hash_cap - 1);
 		while ((idx = av->hash[i])) {
-			if (uet_addr_equal(&av->table[idx - 1].addr, a)) {
+			if (uet_addr_equal(&av->table[idx - 1].addr, a) &&
+			    av->table[idx - 1].used) {
 				ret = idx - 1;
 				break;
 			}
@@ -143,10 +231,17 @@ static int uetp_av_insert_one(struct uetp_av *av, const struct uet_addr *a,
 {
 	int ret;
 
-	if (a->af != av->domain->iface.addr.af || !a->port)
+	struct uet_addr ip = *a;
+
+	/* over raw IP the address is the whole name: a port means nothing */
+	if (uetp_env.transport == UETP_TRANSPORT_IP)
+		ip.port = 0;
+	else if (!a->port)
 		return -FI_EINVAL;	/* unreachable from this FEP */
+	if (a->af != av->domain->iface.addr.af)
+		return -FI_EINVAL;
 	uetp_lock_acquire(&av->lock);
-	ret = uetp_av_append(av, a, out);
+	ret = uetp_av_append(av, &ip, out);
 	uetp_lock_release(&av->lock);
 	return ret;
 }
@@ -197,6 +292,8 @@ static int uetp_av_flags_ok(struct uetp_av *av, uint64_t flags)
 {
 	if (flags & ~(uint64_t)(FI_MORE | FI_SYNC_ERR))
 		return -FI_EBADFLAGS;
+	if (av->flags & FI_READ)
+		return -FI_EOPNOTSUPP;	/* a read-only view of a named AV */
 	if ((av->flags & FI_EVENT) && !av->eq)
 		return -FI_ENOEQ;
 	return 0;
@@ -322,6 +419,8 @@ static int uetp_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 
 	if (flags)
 		return -FI_EBADFLAGS;
+	if (av->flags & FI_READ)
+		return -FI_EOPNOTSUPP;
 	uetp_lock_acquire(&av->lock);
 	for (size_t i = 0; i < count; i++) {
 		if (fi_addr[i] >= av->count || !av->table[fi_addr[i]].used) {
@@ -329,6 +428,9 @@ static int uetp_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 			continue;
 		}
 		av->table[fi_addr[i]].used = false;
+		if (av->shm)
+			uetp_av_shm_map(av->shm)[fi_addr[i]] =
+				FI_ADDR_NOTAVAIL;
 	}
 	if (av->hash_cap && uetp_av_rehash(av, av->count))
 		ret = -FI_ENOMEM;
@@ -404,10 +506,140 @@ static int uetp_av_close(struct fid *fid)
 		atomic_fetch_sub(&av->eq->ref, 1);
 	atomic_fetch_sub(&av->domain->ref, 1);
 	uetp_lock_destroy(&av->lock);
-	free(av->table);
+	if (av->shm) {
+		munmap(av->shm, av->shm_len);
+		if (av->shm_name)
+			shm_unlink(av->shm_name);
+		free(av->shm_name);
+	} else {
+		free(av->table);
+	}
 	free(av->hash);
 	free(av);
 	return 0;
+}
+
+/* "/uet-av-<name>": the name must not hold a '/' of its own. */
+static int uetp_av_shm_path(const char *name, char *path, size_t cap)
+{
+	if (!*name || strlen(name) > UETP_AV_NAME_MAX ||
+	    strchr(name + (*name == '/'), '/'))
+		return -FI_EINVAL;
+	snprintf(path, cap, "/uet-av-%s", name + (*name == '/'));
+	return 0;
+}
+
+/* The writer: create the segment, or take over one whose creator is
+ * gone (a crashed run); -FI_EBUSY while another writer lives. */
+static int uetp_av_shm_create(struct uetp_av *av, const char *path,
+			      size_t count)
+{
+	uint64_t cap = count > UETP_AV_SHM_MIN ? count : UETP_AV_SHM_MIN;
+	size_t len;
+	struct uetp_av_shm *shm;
+	int fd, ret;
+
+	if (cap > UETP_AV_SHM_MAX)
+		cap = UETP_AV_SHM_MAX;	/* count is a hint (fi_av.3) */
+	len = uetp_av_shm_size(cap);
+
+	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		struct uetp_av_shm old;
+
+		fd = shm_open(path, O_RDWR, 0600);
+		if (fd < 0)
+			return -errno;
+		if (pread(fd, &old, sizeof(old), 0) == (ssize_t)sizeof(old) &&
+		    old.magic == UETP_AV_SHM_MAGIC && old.creator > 0 &&
+		    (kill(old.creator, 0) == 0 || errno != ESRCH)) {
+			close(fd);
+			return -FI_EBUSY;
+		}
+		/* stale: start it again */
+		if (ftruncate(fd, 0)) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+	}
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)len)) {
+		ret = -errno;
+		goto err;
+	}
+	shm = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (shm == MAP_FAILED) {
+		ret = -errno;
+		goto err;
+	}
+	close(fd);
+	shm->version = UETP_AV_SHM_VERSION;
+	shm->entry_size = sizeof(struct uetp_av_entry);
+	shm->creator = (int32_t)getpid();
+	shm->cap = cap;
+	atomic_init(&shm->count, 0);
+	for (uint64_t i = 0; i < cap; i++)
+		uetp_av_shm_map(shm)[i] = FI_ADDR_NOTAVAIL;
+	/* the magic last: a reader trusts the header once it sees it */
+	atomic_thread_fence(memory_order_release);
+	shm->magic = UETP_AV_SHM_MAGIC;
+	av->shm = shm;
+	av->shm_len = len;
+	av->table = uetp_av_shm_table(shm);
+	av->cap = cap;
+	av->shm_name = strdup(path);
+	if (!av->shm_name) {
+		munmap(shm, len);
+		shm_unlink(path);
+		av->shm = NULL;
+		return -FI_ENOMEM;
+	}
+	return 0;
+err:
+	close(fd);
+	shm_unlink(path);
+	return ret;
+}
+
+/* A reader (FI_READ): map an existing segment read-only. */
+static int uetp_av_shm_attach(struct uetp_av *av, const char *path)
+{
+	struct uetp_av_shm hdr, *shm;
+	struct stat st;
+	size_t len;
+	int fd, ret;
+
+	fd = shm_open(path, O_RDONLY, 0);
+	if (fd < 0)
+		return errno == ENOENT ? -FI_ENOENT : -errno;
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(hdr) ||
+	    pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
+	    hdr.magic != UETP_AV_SHM_MAGIC ||
+	    hdr.version != UETP_AV_SHM_VERSION ||
+	    hdr.entry_size != sizeof(struct uetp_av_entry)) {
+		ret = -FI_EINVAL;	/* not ours, or not ready */
+		goto out;
+	}
+	len = uetp_av_shm_size(hdr.cap);
+	if ((size_t)st.st_size < len) {
+		ret = -FI_EINVAL;
+		goto out;
+	}
+	shm = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (shm == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	av->shm = shm;
+	av->shm_len = len;
+	av->table = uetp_av_shm_table(shm);
+	av->cap = hdr.cap;
+	ret = 0;
+out:
+	close(fd);
+	return ret;
 }
 
 static struct fi_ops uetp_av_fi_ops = {
@@ -436,14 +668,20 @@ int uetp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 {
 	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
 						    fid);
+	char path[UETP_AV_NAME_MAX + 16];
 	struct uetp_av *av;
+	int ret;
 
 	if (!attr)
 		return -FI_EINVAL;
-	if (attr->name || (attr->flags & FI_READ) || attr->rx_ctx_bits)
-		return -FI_ENOSYS;	/* shared / named AVs, scalable eps */
-	if (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC))
+	if (attr->rx_ctx_bits < 0 || attr->rx_ctx_bits > UETP_RX_CTX_BITS_MAX)
+		return -FI_EINVAL;	/* receive contexts: 12-bit indices */
+	if (attr->flags & ~(uint64_t)(FI_EVENT | FI_SYMMETRIC | FI_READ))
 		return -FI_EBADFLAGS;
+	if ((attr->flags & FI_READ) && !attr->name)
+		return -FI_EINVAL;	/* read-only: someone else's AV */
+	if (attr->name && uetp_av_shm_path(attr->name, path, sizeof(path)))
+		return -FI_EINVAL;
 	if (attr->type > FI_AV_TABLE)
 		return -FI_EINVAL;
 	av = calloc(1, sizeof(*av));
@@ -452,7 +690,19 @@ int uetp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av->domain = dom;
 	av->type = attr->type == FI_AV_UNSPEC ? FI_AV_TABLE : attr->type;
 	av->flags = attr->flags;
+	av->rx_ctx_bits = attr->rx_ctx_bits;
 	av->addr_format = dom->info->addr_format;
+	if (attr->name) {
+		ret = (attr->flags & FI_READ) ?
+		      uetp_av_shm_attach(av, path) :
+		      uetp_av_shm_create(av, path, attr->count);
+		if (ret) {
+			free(av);
+			return ret;
+		}
+		/* fi_av.3: where the fi_addr_t of every entry can be read */
+		attr->map_addr = uetp_av_shm_map(av->shm);
+	}
 	uetp_lock_init(&av->lock, dom->locking);
 	atomic_init(&av->ref, 0);
 	av->fid.fid.fclass = FI_CLASS_AV;

@@ -8,6 +8,8 @@
 
 #include "uetp.h"
 
+static struct fi_ops uetp_cntr_fi_ops;
+
 void uetp_cntr_inc(struct uetp_cntr *cntr)
 {
 	atomic_fetch_add(&cntr->value, 1);
@@ -28,6 +30,7 @@ static uint64_t uetp_cntr_read(struct fid_cntr *cntr_fid)
 						   fid);
 
 	uetp_progress_set_poll(&cntr->eps);
+	uetp_trigger_run(cntr->domain);
 	cntr->last_read = atomic_load(&cntr->value);
 	return cntr->last_read;
 }
@@ -38,6 +41,7 @@ static uint64_t uetp_cntr_readerr(struct fid_cntr *cntr_fid)
 						   fid);
 
 	uetp_progress_set_poll(&cntr->eps);
+	uetp_trigger_run(cntr->domain);
 	cntr->last_err = atomic_load(&cntr->err);
 	return cntr->last_err;
 }
@@ -50,6 +54,7 @@ static int uetp_cntr_add(struct fid_cntr *cntr_fid, uint64_t value)
 	atomic_fetch_add(&cntr->value, value);
 	if (cntr->wait)
 		uetp_wait_signal(cntr->wait);
+	uetp_trigger_run(cntr->domain);
 	return 0;
 }
 
@@ -61,6 +66,7 @@ static int uetp_cntr_set(struct fid_cntr *cntr_fid, uint64_t value)
 	atomic_store(&cntr->value, value);
 	if (cntr->wait)
 		uetp_wait_signal(cntr->wait);
+	uetp_trigger_run(cntr->domain);
 	return 0;
 }
 
@@ -100,6 +106,7 @@ static int uetp_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 
 	for (;;) {
 		next = uetp_progress_set_run(&cntr->eps);
+		uetp_trigger_run(cntr->domain);
 		if (atomic_load(&cntr->value) >= threshold)
 			return 0;
 		if (atomic_load(&cntr->err) != err0)
@@ -125,6 +132,11 @@ static int uetp_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			uetp_wait_wait(cntr->wait, uetp_wait_ms(next, now));
 		atomic_store(&cntr->wait->armed, false);
 	}
+}
+
+bool uetp_cntr_is(const struct fid *fid)
+{
+	return fid->fclass == FI_CLASS_CNTR && fid->ops == &uetp_cntr_fi_ops;
 }
 
 static int uetp_cntr_control(struct fid *fid, int command, void *arg)
@@ -163,6 +175,7 @@ static int uetp_cntr_close(struct fid *fid)
 
 	if (atomic_load(&cntr->ref))
 		return -FI_EBUSY;
+	uetp_waitset_leave(cntr->wait, &cntr->fid.fid);
 	uetp_wait_close(cntr->wait);
 	free(cntr->eps.eps);
 	pthread_mutex_destroy(&cntr->eps.lock);
@@ -208,7 +221,8 @@ int uetp_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		attr = &def;
 	if (attr->events != FI_CNTR_EVENTS_COMP)
 		return -FI_ENOSYS;
-	if (!uetp_wait_obj_ok(attr->wait_obj))
+	if (!uetp_wait_obj_ok(attr->wait_obj) &&
+	    attr->wait_obj != FI_WAIT_SET)
 		return -FI_ENOSYS;
 	if (attr->flags)
 		return -FI_EBADFLAGS;
@@ -218,7 +232,14 @@ int uetp_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 	cntr->domain = dom;
 	cntr->wait_obj = attr->wait_obj == FI_WAIT_UNSPEC ? FI_WAIT_FD :
 			 attr->wait_obj;
-	if (attr->wait_obj != FI_WAIT_NONE) {
+	if (attr->wait_obj == FI_WAIT_SET) {
+		ret = uetp_waitset_join(attr->wait_set, &cntr->fid.fid,
+					&cntr->wait);
+		if (ret) {
+			free(cntr);
+			return ret;
+		}
+	} else if (attr->wait_obj != FI_WAIT_NONE) {
 		ret = uetp_wait_open(&cntr->wait);
 		if (ret) {
 			free(cntr);

@@ -177,6 +177,7 @@ static ssize_t uetp_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			return n;
 	}
 	uetp_progress_set_poll(&cq->eps);
+	uetp_trigger_run(cq->domain);
 	return uetp_cq_take(cq, buf, count, src_addr);
 }
 
@@ -249,6 +250,7 @@ static ssize_t uetp_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 		threshold = 1;
 	for (;;) {
 		next = uetp_progress_set_run(&cq->eps);
+		uetp_trigger_run(cq->domain);
 		uetp_lock_acquire(&cq->lock);
 		ret = cq->count >= threshold ||
 		      (cq->count && cq->ring[cq->head].is_err);
@@ -332,6 +334,7 @@ static int uetp_cq_close(struct fid *fid)
 
 	if (atomic_load(&cq->ref))
 		return -FI_EBUSY;
+	uetp_waitset_leave(cq->wait, &cq->fid.fid);
 	uetp_wait_close(cq->wait);
 	free(cq->eps.eps);
 	pthread_mutex_destroy(&cq->eps.lock);
@@ -375,7 +378,8 @@ int uetp_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		return -FI_EINVAL;
 	if (attr->flags & ~(uint64_t)FI_AFFINITY)
 		return -FI_EBADFLAGS;
-	if (!uetp_wait_obj_ok(attr->wait_obj))
+	if (!uetp_wait_obj_ok(attr->wait_obj) &&
+	    attr->wait_obj != FI_WAIT_SET)
 		return -FI_ENOSYS;
 	if (attr->wait_cond > FI_CQ_COND_THRESHOLD)
 		return -FI_EINVAL;
@@ -393,7 +397,12 @@ int uetp_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	cq->wait_cond = attr->wait_cond;
 	cq->wait_obj = attr->wait_obj == FI_WAIT_UNSPEC ? FI_WAIT_FD :
 		       attr->wait_obj;
-	if (attr->wait_obj != FI_WAIT_NONE) {
+	if (attr->wait_obj == FI_WAIT_SET) {
+		ret = uetp_waitset_join(attr->wait_set, &cq->fid.fid,
+					&cq->wait);
+		if (ret)
+			goto err1;
+	} else if (attr->wait_obj != FI_WAIT_NONE) {
 		ret = uetp_wait_open(&cq->wait);
 		if (ret)
 			goto err1;
@@ -414,6 +423,7 @@ int uetp_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 	*cqp = &cq->fid;
 	return 0;
 err2:
+	uetp_waitset_leave(cq->wait, &cq->fid.fid);
 	uetp_wait_close(cq->wait);
 err1:
 	free(cq);

@@ -87,87 +87,6 @@ int uetp_dgram_info(struct fi_info *fi, const struct fi_info *h,
 
 /* ---- the endpoint ---- */
 
-static ssize_t uetp_dgram_trecv(struct fid_ep *ep, void *buf, size_t len,
-				void *desc, fi_addr_t src, uint64_t tag,
-				uint64_t ignore, void *context)
-{
-	(void)ep; (void)buf; (void)len; (void)desc; (void)src; (void)tag;
-	(void)ignore; (void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_trecvv(struct fid_ep *ep, const struct iovec *iov,
-				 void **desc, size_t count, fi_addr_t src,
-				 uint64_t tag, uint64_t ignore, void *context)
-{
-	(void)ep; (void)iov; (void)desc; (void)count; (void)src; (void)tag;
-	(void)ignore; (void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_tmsg(struct fid_ep *ep,
-			       const struct fi_msg_tagged *msg, uint64_t flags)
-{
-	(void)ep; (void)msg; (void)flags;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_tsend(struct fid_ep *ep, const void *buf,
-				size_t len, void *desc, fi_addr_t dest,
-				uint64_t tag, void *context)
-{
-	(void)ep; (void)buf; (void)len; (void)desc; (void)dest; (void)tag;
-	(void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_tsendv(struct fid_ep *ep, const struct iovec *iov,
-				 void **desc, size_t count, fi_addr_t dest,
-				 uint64_t tag, void *context)
-{
-	(void)ep; (void)iov; (void)desc; (void)count; (void)dest; (void)tag;
-	(void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_tinject(struct fid_ep *ep, const void *buf,
-				  size_t len, fi_addr_t dest, uint64_t tag)
-{
-	(void)ep; (void)buf; (void)len; (void)dest; (void)tag;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_tsenddata(struct fid_ep *ep, const void *buf,
-				    size_t len, void *desc, uint64_t data,
-				    fi_addr_t dest, uint64_t tag,
-				    void *context)
-{
-	(void)ep; (void)buf; (void)len; (void)desc; (void)data; (void)dest;
-	(void)tag; (void)context;
-	return -FI_ENOSYS;
-}
-
-static ssize_t uetp_dgram_tinjectdata(struct fid_ep *ep, const void *buf,
-				      size_t len, uint64_t data,
-				      fi_addr_t dest, uint64_t tag)
-{
-	(void)ep; (void)buf; (void)len; (void)data; (void)dest; (void)tag;
-	return -FI_ENOSYS;
-}
-
-static struct fi_ops_tagged uetp_dgram_tagged_ops = {
-	.size = sizeof(struct fi_ops_tagged),
-	.recv = uetp_dgram_trecv,
-	.recvv = uetp_dgram_trecvv,
-	.recvmsg = uetp_dgram_tmsg,
-	.send = uetp_dgram_tsend,
-	.sendv = uetp_dgram_tsendv,
-	.sendmsg = uetp_dgram_tmsg,
-	.inject = uetp_dgram_tinject,
-	.senddata = uetp_dgram_tsenddata,
-	.injectdata = uetp_dgram_tinjectdata,
-};
-
 bool uetp_dgram_ep(const struct fi_info *info)
 {
 	return info && info->ep_attr && info->ep_attr->type == FI_EP_DGRAM;
@@ -176,7 +95,7 @@ bool uetp_dgram_ep(const struct fi_info *info)
 void uetp_dgram_ep_init(struct uetp_ep *ep)
 {
 	ep->caps &= UETP_DGRAM_CAPS;
-	ep->fid.tagged = &uetp_dgram_tagged_ops;
+	ep->fid.tagged = &uetp_enosys_tagged;	/* no tagged datagrams */
 	ep->fid.rma = &uetp_enosys_rma;
 	ep->fid.atomic = &uetp_enosys_atomic;
 }

@@ -18,6 +18,7 @@ static int uetp_domain_close(struct fid *fid)
 	atomic_fetch_sub(&dom->fabric->ref, 1);
 	free(dom->mr_hash);
 	free(dom->amo_max);
+	uetp_trigger_fini(&dom->trig);
 	pthread_mutex_destroy(&dom->lock);
 	fi_freeinfo(dom->info);
 	free(dom);
@@ -66,11 +67,11 @@ static struct fi_ops_domain uetp_domain_ops = {
 	.av_open = uetp_av_open,
 	.cq_open = uetp_cq_open,
 	.endpoint = uetp_ep_open,
-	.scalable_ep = uetp_enosys_scalable_ep,
+	.scalable_ep = uetp_sep_open,
 	.cntr_open = uetp_cntr_open,
-	.poll_open = uetp_enosys_poll_open,
-	.stx_ctx = uetp_enosys_stx_ctx,
-	.srx_ctx = uetp_enosys_srx_ctx,
+	.poll_open = uetp_poll_open,
+	.stx_ctx = uetp_stx_open,
+	.srx_ctx = uetp_srx_open,
 	.query_atomic = uetp_atomic_query,
 	.query_collective = uetp_enosys_query_collective,
 	.endpoint2 = uetp_endpoint2,
@@ -163,6 +164,7 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	pthread_mutex_init(&dom->lock, NULL);
 	uetp_dlist_init(&dom->eps);
 	uetp_dlist_init(&dom->mrs);
+	uetp_trigger_init(&dom->trig);
 
 	dom->fid.fid.fclass = FI_CLASS_DOMAIN;
 	dom->fid.fid.context = context;
@@ -179,6 +181,7 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	*domp = &dom->fid;
 	return 0;
 err2:
+	uetp_trigger_fini(&dom->trig);
 	pthread_mutex_destroy(&dom->lock);
 	fi_freeinfo(dom->info);
 err1:

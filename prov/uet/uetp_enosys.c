@@ -44,41 +44,6 @@ int uetp_enosys_passive_ep(struct fid_fabric *fabric, struct fi_info *info,
 	return -FI_ENOSYS;
 }
 
-int uetp_enosys_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
-		      struct fid_wait **waitset)
-{
-	(void)fabric; (void)attr; (void)waitset;
-	return -FI_ENOSYS;
-}
-
-int uetp_enosys_scalable_ep(struct fid_domain *domain, struct fi_info *info,
-			struct fid_ep **sep, void *context)
-{
-	(void)domain; (void)info; (void)sep; (void)context;
-	return -FI_ENOSYS;
-}
-
-int uetp_enosys_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
-		      struct fid_poll **pollset)
-{
-	(void)domain; (void)attr; (void)pollset;
-	return -FI_ENOSYS;
-}
-
-int uetp_enosys_stx_ctx(struct fid_domain *domain, struct fi_tx_attr *attr,
-		    struct fid_stx **stx, void *context)
-{
-	(void)domain; (void)attr; (void)stx; (void)context;
-	return -FI_ENOSYS;
-}
-
-int uetp_enosys_srx_ctx(struct fid_domain *domain, struct fi_rx_attr *attr,
-		    struct fid_ep **rx_ep, void *context)
-{
-	(void)domain; (void)attr; (void)rx_ep; (void)context;
-	return -FI_ENOSYS;
-}
-
 int uetp_enosys_query_collective(struct fid_domain *domain,
 			     enum fi_collective_op coll,
 			     struct fi_collective_attr *attr, uint64_t flags)
@@ -501,4 +466,222 @@ struct fi_ops_collective uetp_enosys_collective = {
 	.gather = uetp_enosys_scatter,
 	.msg = uetp_enosys_coll_msg,
 	.barrier2 = uetp_enosys_barrier2,
+};
+
+/* ---- messages, endpoint and CM ops: objects that take only some of
+ * them (shared contexts, tx/rx contexts) start from these tables ---- */
+
+static ssize_t uetp_enosys_msg_recv(struct fid_ep *ep, void *buf, size_t len,
+				    void *desc, fi_addr_t src, void *context)
+{
+	(void)ep; (void)buf; (void)len; (void)desc; (void)src; (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_msg_recvv(struct fid_ep *ep,
+				     const struct iovec *iov, void **desc,
+				     size_t count, fi_addr_t src,
+				     void *context)
+{
+	(void)ep; (void)iov; (void)desc; (void)count; (void)src;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_msg_msg(struct fid_ep *ep, const struct fi_msg *msg,
+				   uint64_t flags)
+{
+	(void)ep; (void)msg; (void)flags;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_msg_send(struct fid_ep *ep, const void *buf,
+				    size_t len, void *desc, fi_addr_t dest,
+				    void *context)
+{
+	(void)ep; (void)buf; (void)len; (void)desc; (void)dest; (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_msg_inject(struct fid_ep *ep, const void *buf,
+				      size_t len, fi_addr_t dest)
+{
+	(void)ep; (void)buf; (void)len; (void)dest;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_msg_senddata(struct fid_ep *ep, const void *buf,
+					size_t len, void *desc, uint64_t data,
+					fi_addr_t dest, void *context)
+{
+	(void)ep; (void)buf; (void)len; (void)desc; (void)data; (void)dest;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_msg_injectdata(struct fid_ep *ep, const void *buf,
+					  size_t len, uint64_t data,
+					  fi_addr_t dest)
+{
+	(void)ep; (void)buf; (void)len; (void)data; (void)dest;
+	return -FI_ENOSYS;
+}
+
+struct fi_ops_msg uetp_enosys_msg = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = uetp_enosys_msg_recv,
+	.recvv = uetp_enosys_msg_recvv,
+	.recvmsg = uetp_enosys_msg_msg,
+	.send = uetp_enosys_msg_send,
+	.sendv = uetp_enosys_msg_recvv,
+	.sendmsg = uetp_enosys_msg_msg,
+	.inject = uetp_enosys_msg_inject,
+	.senddata = uetp_enosys_msg_senddata,
+	.injectdata = uetp_enosys_msg_injectdata,
+};
+
+static ssize_t uetp_enosys_tag_recv(struct fid_ep *ep, void *buf, size_t len,
+				    void *desc, fi_addr_t src, uint64_t tag,
+				    uint64_t ignore, void *context)
+{
+	(void)ep; (void)buf; (void)len; (void)desc; (void)src; (void)tag;
+	(void)ignore; (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_recvv(struct fid_ep *ep,
+				     const struct iovec *iov, void **desc,
+				     size_t count, fi_addr_t src, uint64_t tag,
+				     uint64_t ignore, void *context)
+{
+	(void)ep; (void)iov; (void)desc; (void)count; (void)src; (void)tag;
+	(void)ignore; (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_msg(struct fid_ep *ep,
+				   const struct fi_msg_tagged *msg,
+				   uint64_t flags)
+{
+	(void)ep; (void)msg; (void)flags;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_send(struct fid_ep *ep, const void *buf,
+				    size_t len, void *desc, fi_addr_t dest,
+				    uint64_t tag, void *context)
+{
+	(void)ep; (void)buf; (void)len; (void)desc; (void)dest; (void)tag;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_sendv(struct fid_ep *ep,
+				     const struct iovec *iov, void **desc,
+				     size_t count, fi_addr_t dest,
+				     uint64_t tag, void *context)
+{
+	(void)ep; (void)iov; (void)desc; (void)count; (void)dest; (void)tag;
+	(void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_inject(struct fid_ep *ep, const void *buf,
+				      size_t len, fi_addr_t dest, uint64_t tag)
+{
+	(void)ep; (void)buf; (void)len; (void)dest; (void)tag;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_senddata(struct fid_ep *ep, const void *buf,
+					size_t len, void *desc, uint64_t data,
+					fi_addr_t dest, uint64_t tag,
+					void *context)
+{
+	(void)ep; (void)buf; (void)len; (void)desc; (void)data; (void)dest;
+	(void)tag; (void)context;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_tag_injectdata(struct fid_ep *ep, const void *buf,
+					  size_t len, uint64_t data,
+					  fi_addr_t dest, uint64_t tag)
+{
+	(void)ep; (void)buf; (void)len; (void)data; (void)dest; (void)tag;
+	return -FI_ENOSYS;
+}
+
+struct fi_ops_tagged uetp_enosys_tagged = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = uetp_enosys_tag_recv,
+	.recvv = uetp_enosys_tag_recvv,
+	.recvmsg = uetp_enosys_tag_msg,
+	.send = uetp_enosys_tag_send,
+	.sendv = uetp_enosys_tag_sendv,
+	.sendmsg = uetp_enosys_tag_msg,
+	.inject = uetp_enosys_tag_inject,
+	.senddata = uetp_enosys_tag_senddata,
+	.injectdata = uetp_enosys_tag_injectdata,
+};
+
+static ssize_t uetp_enosys_ep_cancel(fid_t fid, void *context)
+{
+	(void)fid; (void)context;
+	return -FI_ENOSYS;
+}
+
+static int uetp_enosys_ep_getopt(fid_t fid, int level, int optname,
+				 void *optval, size_t *optlen)
+{
+	(void)fid; (void)level; (void)optname; (void)optval; (void)optlen;
+	return -FI_ENOSYS;
+}
+
+static int uetp_enosys_ep_setopt(fid_t fid, int level, int optname,
+				 const void *optval, size_t optlen)
+{
+	(void)fid; (void)level; (void)optname; (void)optval; (void)optlen;
+	return -FI_ENOSYS;
+}
+
+static ssize_t uetp_enosys_ep_size_left(struct fid_ep *ep)
+{
+	(void)ep;
+	return -FI_ENOSYS;
+}
+
+struct fi_ops_ep uetp_enosys_ep = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = uetp_enosys_ep_cancel,
+	.getopt = uetp_enosys_ep_getopt,
+	.setopt = uetp_enosys_ep_setopt,
+	.tx_ctx = uetp_enosys_tx_ctx,
+	.rx_ctx = uetp_enosys_rx_ctx,
+	.rx_size_left = uetp_enosys_ep_size_left,
+	.tx_size_left = uetp_enosys_ep_size_left,
+};
+
+static int uetp_enosys_setname(fid_t fid, void *addr, size_t addrlen)
+{
+	(void)fid; (void)addr; (void)addrlen;
+	return -FI_ENOSYS;
+}
+
+static int uetp_enosys_getname(fid_t fid, void *addr, size_t *addrlen)
+{
+	(void)fid; (void)addr; (void)addrlen;
+	return -FI_ENOSYS;
+}
+
+struct fi_ops_cm uetp_enosys_cm = {
+	.size = sizeof(struct fi_ops_cm),
+	.setname = uetp_enosys_setname,
+	.getname = uetp_enosys_getname,
+	.getpeer = uetp_enosys_getpeer,
+	.connect = uetp_enosys_connect,
+	.listen = uetp_enosys_listen,
+	.accept = uetp_enosys_accept,
+	.reject = uetp_enosys_reject,
+	.shutdown = uetp_enosys_shutdown,
+	.join = uetp_enosys_join,
 };

@@ -5,6 +5,11 @@
  * port, which is how peers reach it); fi_setname before fi_enable moves it
  * to another port. fi_enable checks the bindings and hooks the endpoint
  * into the progress machinery of its CQs and counters.
+ *
+ * Here: open, close, the fid/CM/endpoint ops and the stats dump. The
+ * engine, its callbacks and the request pool are in uetp_ep_engine.c,
+ * bind and enable in uetp_ep_bind.c; shared contexts and scalable
+ * endpoints in uetp_stx.c, uetp_srx.c, uetp_sep.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,387 +22,6 @@
 #include "uet/ses/ses.h"
 #include "uet/udp.h"
 #include "uetp.h"
-
-/* ---- engine callbacks ---- */
-
-static uint64_t uetp_xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-static void uetp_ep_rand(void *user, void *buf, size_t len)
-{
-	struct uetp_ep *ep = user;
-	uint8_t *p = buf;
-	uint64_t r;
-
-	while (len) {
-		size_t n = len < sizeof(r) ? len : sizeof(r);
-
-		r = uetp_xorshift(&ep->rand_state);
-		memcpy(p, &r, n);
-		p += n;
-		len -= n;
-	}
-}
-
-static void uetp_ep_trace(void *user, int dir, const struct uet_pkt_info *pi,
-			  const uint8_t *pkt, size_t len)
-{
-	struct uetp_ep *ep = user;
-
-	uetp_pcap_trace(ep->net, dir, ep->dscp, pi, pkt, len);
-}
-
-static void uetp_req_free(struct uetp_ep *ep, struct uetp_req *req)
-{
-	bool tx = uetp_op_is_tx(req->type);
-
-	req->in_use = false;
-	req->claimed = false;
-	req->reserved = false;
-	if (tx) {
-		req->next = ep->tx_free;
-		ep->tx_free = req;
-	} else {
-		req->next = ep->rx_free;
-		ep->rx_free = req;
-	}
-}
-
-struct uetp_req *uetp_ep_req_tx(struct uetp_ep *ep)
-{
-	struct uetp_req *r = ep->tx_free;
-
-	if (r) {
-		ep->tx_free = r->next;
-		r->next = NULL;
-	}
-	return r;
-}
-
-void uetp_ep_req_put(struct uetp_ep *ep, struct uetp_req *req)
-{
-	uetp_req_free(ep, req);
-}
-
-static int uetp_comp_errno(const struct uetp_req *req,
-			   const struct uet_completion *c)
-{
-	if (c->err == UET_ERR_REMOTE && c->prov_errno)
-		return uetp_errno_rc((unsigned)c->prov_errno);
-	if (req->peek && c->err == UET_ERR_NOENT)
-		return -FI_ENOMSG;	/* fi_tagged.3: nothing to peek */
-	return uetp_errno(c->err);
-}
-
-/* CQ flags of a locally initiated operation (fi_cq.3). */
-static uint64_t uetp_comp_flags(const struct uetp_req *req)
-{
-	switch (req->type) {
-	case UET_OP_SEND:
-		return FI_SEND | FI_MSG;
-	case UET_OP_TSEND:
-		return FI_SEND | FI_TAGGED;
-	case UET_OP_RECV:
-		return FI_RECV | FI_MSG;
-	case UET_OP_TRECV:
-		return FI_RECV | FI_TAGGED;
-	case UET_OP_WRITE:
-		return FI_RMA | FI_WRITE;
-	case UET_OP_READ:
-		return FI_RMA | FI_READ;
-	case UET_OP_ATOMIC:
-		return FI_ATOMIC | FI_WRITE;
-	}
-	return FI_ATOMIC | FI_READ;	/* fetching and compare atomics */
-}
-
-/* The target side of an RMA write/read or atomic (UET_CF_REMOTE): the
- * endpoint's FI_REMOTE_* counters, the MR's counter, and for a write
- * with remote CQ data an entry in the receive CQ (op_context NULL). */
-static void uetp_ep_complete_remote(struct uetp_ep *ep,
-				    const struct uet_completion *c)
-{
-	struct uetp_mr *mr = c->context;
-	/* fi_endpoint.3: reads, fetching and compare atomics count as
-	 * remote reads; writes and base atomics as remote writes */
-	bool rd = !!(c->flags & UET_CF_READ);
-	uint64_t kind = rd ? FI_REMOTE_READ : FI_REMOTE_WRITE;
-	struct uetp_cntr *cntrs[2] = { rd ? ep->rrd_cntr : ep->rwr_cntr,
-				       mr && (mr->cntr_flags & kind) ?
-				       mr->cntr : NULL };
-	struct uetp_cq_entry e;
-
-	for (int i = 0; i < 2; i++) {
-		if (!cntrs[i] || (i && cntrs[1] == cntrs[0]))
-			continue;
-		if (c->err)
-			uetp_cntr_inc_err(cntrs[i]);
-		else
-			uetp_cntr_inc(cntrs[i]);
-	}
-	if (!(c->flags & UET_CF_CQ_DATA) || !ep->rx_cq)
-		return;
-	memset(&e, 0, sizeof(e));
-	e.flags = kind | FI_REMOTE_CQ_DATA |
-		  ((c->flags & UET_CF_ATOMIC) ? FI_ATOMIC : FI_RMA);
-	e.data = c->data;
-	e.len = c->len;
-	e.src = FI_ADDR_NOTAVAIL;
-	if (ep->av && c->src.af)
-		e.src = uetp_av_reverse(ep->av, &c->src);
-	if (c->err) {
-		e.is_err = true;
-		e.err = -uetp_errno(c->err);
-		e.prov_errno = uetp_errno_prov(c->err, c->prov_errno);
-		e.edata.uet_err = c->err;
-		e.edata.prov_errno = e.prov_errno;
-	}
-	uetp_cq_push(ep->rx_cq, &e, false);
-}
-
-void uetp_ep_complete(void *user, const struct uet_completion *c)
-{
-	struct uetp_ep *ep = user;
-	struct uetp_req *req;
-	bool recv, tagged;
-	bool final = true;
-	struct uetp_cq_entry e;
-
-	if (c->flags & UET_CF_REMOTE) {
-		uetp_ep_complete_remote(ep, c);
-		return;
-	}
-	req = c->context;
-	recv = req->type == UET_OP_RECV || req->type == UET_OP_TRECV;
-	tagged = req->type == UET_OP_TSEND || req->type == UET_OP_TRECV;
-	if ((req->flags & FI_MULTI_RECV) && !c->err)
-		final = !!(c->flags & UET_CF_MULTI_RECV);
-
-	memset(&e, 0, sizeof(e));
-	e.op_context = req->context;
-	e.flags = uetp_comp_flags(req);
-	if (c->flags & UET_CF_CQ_DATA) {
-		e.flags |= FI_REMOTE_CQ_DATA;
-		e.data = c->data;
-	}
-	if (c->flags & UET_CF_MULTI_RECV)
-		e.flags |= FI_MULTI_RECV;
-	e.len = c->len;
-	e.buf = recv ? c->buf : NULL;
-	e.tag = recv && tagged ? c->tag : 0;
-	e.src = FI_ADDR_NOTAVAIL;
-	if (recv && ep->av && c->src.af)
-		e.src = uetp_av_reverse(ep->av, &c->src);
-
-	if (c->err) {
-		e.is_err = true;
-		e.err = -uetp_comp_errno(req, c);
-		e.prov_errno = uetp_errno_prov(c->err, c->prov_errno);
-		e.olen = c->olen;
-		e.edata.uet_err = c->err;
-		e.edata.prov_errno = e.prov_errno;
-		if (c->src.af)
-			uet_addr_str(e.edata.peer, sizeof(e.edata.peer),
-				     &c->src);
-		if (req->cntr)
-			uetp_cntr_inc_err(req->cntr);
-		if (req->cq)
-			uetp_cq_push(req->cq, &e, req->reserved);
-		req->reserved = false;
-	} else {
-		if (req->cntr)
-			uetp_cntr_inc(req->cntr);
-		if (req->want_comp && req->cq) {
-			uetp_cq_push(req->cq, &e, final && req->reserved);
-			if (final)
-				req->reserved = false;
-		} else if (final && req->reserved) {
-			uetp_cq_unreserve(req->cq);
-			req->reserved = false;
-		}
-	}
-
-	if (req->peek && (req->flags & FI_CLAIM) && !c->err &&
-	    !(req->flags & FI_DISCARD)) {
-		/* FI_PEEK|FI_CLAIM: the message waits for the FI_CLAIM that
-		 * names the same context; keep our req for it */
-		req->claimed = true;
-		return;
-	}
-	if (final)
-		uetp_req_free(ep, req);
-}
-
-/* ---- the UDP port and the engine ---- */
-
-static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact,
-			    struct uet_net **netp)
-{
-	struct uetp_domain *dom = ep->domain;
-	struct uet_udp_config u;
-	uint16_t want = (uint16_t)uetp_env.udp_port;
-	int ret;
-
-	uet_udp_config_default(&u);
-	u.entropy_bits = ep->entropy_bits;
-	u.gso = !!uetp_env.udp_gso;
-	u.dscp = ep->dscp;		/* the traffic class, on every packet */
-	if (exact) {
-		u.port = exact;
-		u.prefer_iana = false;
-		ret = uet_udp_open(netp, &dom->iface.addr, &u);
-		if (ret)
-			FI_WARN(&uetp_prov, FI_LOG_EP_CTRL,
-				"cannot bind UDP port %u: %s\n", exact,
-				uet_udp_errstr(NULL));
-		return ret;
-	}
-	/* FI_UET_UDP_PORT is a preference: the first endpoint on an
-	 * address takes it if free, later ones an ephemeral port */
-	u.prefer_iana = want == UET_UDP_IANA_PORT;
-	if (want && want != UET_UDP_IANA_PORT) {
-		u.port = want;
-		if (!uet_udp_open(netp, &dom->iface.addr, &u))
-			return 0;
-		u.port = 0;
-	}
-	ret = uet_udp_open(netp, &dom->iface.addr, &u);
-	if (ret)
-		FI_WARN(&uetp_prov, FI_LOG_EP_CTRL,
-			"cannot open a UDP port on %s: %s\n", dom->iface.name,
-			uet_udp_errstr(NULL));
-	return ret;
-}
-
-static void uetp_ep_engine_close(struct uetp_ep *ep)
-{
-	if (ep->fep) {
-		uet_fep_close(ep->fep);
-		ep->fep = NULL;
-	}
-	if (ep->net) {
-		ep->net->ops->close(ep->net);
-		ep->net = NULL;
-	}
-}
-
-/* (Re)open port and engine; exact = 0 follows FI_UET_UDP_PORT. The new
- * ones replace the old only once both are open: a failed fi_setname
- * (port taken) leaves the endpoint with its name and engine. */
-static int uetp_ep_engine_open(struct uetp_ep *ep, uint16_t exact)
-{
-	struct uet_callbacks cb = {
-		.complete = uetp_ep_complete,
-		.rand = uetp_ep_rand,
-		.trace = ep->pcap ? uetp_ep_trace : NULL,
-	};
-	struct uet_fep_config cfg = ep->cfg;
-	struct uet_net *net = NULL;
-	struct uet_fep *fep = NULL;
-	int ret;
-
-	ret = uetp_ep_udp_open(ep, exact, &net);
-	if (ret)
-		return ret == UET_ERR_INVAL ? -FI_EADDRINUSE : uetp_errno(ret);
-	cfg.local = net->local;
-	cfg.pid_on_fep = uet_ses_addr_pid(&cfg.local);
-	cfg.resource_index = uet_ses_addr_ri(&cfg.local);
-	ret = uet_fep_open(&fep, &cfg, &cb, ep, uetp_now());
-	if (ret) {
-		FI_WARN(&uetp_prov, FI_LOG_EP_CTRL, "engine: %s\n",
-			uet_err_str(ret));
-		net->ops->close(net);
-		return uetp_errno(ret);
-	}
-	uetp_ep_engine_close(ep);
-	ep->net = net;
-	ep->fep = fep;
-	ep->cfg = cfg;
-	uetp_addr_name(&ep->name, &ep->cfg.local, ep->cfg.job_id);
-	return 0;
-}
-
-static void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
-{
-	struct uet_fep_config *c = &ep->cfg;
-
-	uet_fep_config_default(c);
-	c->job_id = ep->domain->job_id;
-	if (info->ep_attr->auth_key &&
-	    info->ep_attr->auth_key_size == UETP_AUTH_KEY_SIZE)
-		memcpy(&c->job_id, info->ep_attr->auth_key, sizeof(c->job_id));
-	c->mtu = ep->domain->mtu;
-	c->max_msg_size = UETP_MAX_MSG_SIZE;
-	c->inject_size = ep->inject_size;
-	c->tx_depth = (unsigned)(info->tx_attr->size ? info->tx_attr->size :
-				 uetp_env.tx_size);
-	c->rx_depth = (unsigned)(info->rx_attr->size ? info->rx_attr->size :
-				 uetp_env.rx_size);
-	if (uetp_env.unexp_max)
-		c->unexp_max = uetp_env.unexp_max;
-	if (uetp_env.rod)
-		c->rod = true;
-	if (uetp_env.rto_ms) {
-		c->rto_min = (uet_time)uetp_env.rto_ms * UET_MSEC;
-		if (c->rto_max < c->rto_min)
-			c->rto_max = c->rto_min;
-	}
-	if (uetp_env.max_retx)
-		c->max_retx = (unsigned)uetp_env.max_retx;
-	if (uetp_env.window)
-		c->window = (unsigned)uetp_env.window;
-	c->cca = (uint8_t)uetp_env.cca;
-	c->loss_infer = !!uetp_env.loss_infer;
-	if (uetp_env.link_gbps)
-		c->link_bps = (uint64_t)uetp_env.link_gbps * 1000000000ull;
-	if (uetp_env.base_rtt_us)
-		c->base_rtt = (uet_time)uetp_env.base_rtt_us * UET_USEC;
-	c->rndv_threshold = uetp_env.rndv_threshold;
-	c->entropy_count = (uint16_t)(1u << ep->entropy_bits);
-	/* connectionless: FI_EP_DGRAM sends UUD datagrams (uetp_dgram.c),
-	 * FI_UET_RUDI idempotent RMA */
-	c->uud = uetp_dgram_ep(info);
-	c->rudi = !!uetp_env.rudi;
-}
-
-static int uetp_ep_reqs_alloc(struct uetp_ep *ep)
-{
-	/* a few spare rx reqs for FI_PEEK|FI_CLAIM messages kept aside */
-	size_t ntx = ep->cfg.tx_depth, nrx = ep->cfg.rx_depth + 16;
-
-	ep->nreqs = ntx + nrx;
-	ep->reqs = calloc(ep->nreqs, sizeof(*ep->reqs));
-	if (!ep->reqs)
-		return -FI_ENOMEM;
-	for (size_t i = 0; i < ep->nreqs; i++) {
-		ep->reqs[i].type = i < ntx ? UET_OP_SEND : UET_OP_RECV;
-		uetp_req_free(ep, &ep->reqs[i]);
-	}
-	return 0;
-}
-
-static int uetp_ep_bufs_alloc(struct uetp_ep *ep)
-{
-	ep->rx_bufs = malloc((size_t)UETP_BATCH * UETP_PKT_MAX);
-	ep->tx_bufs = malloc((size_t)UETP_BATCH * ep->cfg.mtu);
-	if (!ep->rx_bufs || !ep->tx_bufs)
-		return -FI_ENOMEM;
-	for (unsigned i = 0; i < UETP_BATCH; i++) {
-		ep->rx_msgs[i].buf = ep->rx_bufs + (size_t)i * UETP_PKT_MAX;
-		ep->rx_msgs[i].cap = UETP_PKT_MAX;
-		ep->tx_msgs[i].buf = ep->tx_bufs + (size_t)i * ep->cfg.mtu;
-		ep->tx_msgs[i].cap = ep->cfg.mtu;
-	}
-	return 0;
-}
 
 /* ---- fi_ops ---- */
 
@@ -504,6 +128,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 	if (write(STDERR_FILENO, line, n < sizeof(line) ? n : sizeof(line) - 1) < 0)
 		return;
 	uetp_ep_cc_dump(ep, name);
+	uetp_tss_stats_dump(ep->fep, name);
 }
 
 /* Let the engine send what is due shortly (delayed ACKs above all) before
@@ -523,97 +148,6 @@ static void uetp_ep_linger(struct uetp_ep *ep)
 	} while (now < end);
 }
 
-/* The endpoint's counters, one slot per fi_ep_bind flag. */
-#define UETP_EP_CNTRS	6
-
-static void uetp_ep_cntrs(struct uetp_ep *ep,
-			  struct uetp_cntr ***slots)
-{
-	slots[0] = &ep->tx_cntr;
-	slots[1] = &ep->rx_cntr;
-	slots[2] = &ep->rd_cntr;
-	slots[3] = &ep->wr_cntr;
-	slots[4] = &ep->rrd_cntr;
-	slots[5] = &ep->rwr_cntr;
-}
-
-bool uetp_ep_binds_cntr(struct uetp_ep *ep, const struct uetp_cntr *cntr)
-{
-	struct uetp_cntr **slots[UETP_EP_CNTRS];
-
-	uetp_ep_cntrs(ep, slots);
-	for (int i = 0; i < UETP_EP_CNTRS; i++)
-		if (*slots[i] == cntr)
-			return true;
-	return false;
-}
-
-static int uetp_ep_hook_wait(struct uetp_ep *ep, struct uetp_wait *w)
-{
-	int ret;
-
-	if (!w || ep->domain->prog)
-		return 0;	/* the progress thread reads the sockets */
-	ret = uetp_wait_add_fd(w, ep->net->ops->fd(ep->net));
-	if (!ret)
-		ret = uetp_wait_add_fd(w, ep->timer_fd);
-	return ret;
-}
-
-static void uetp_ep_unhook_wait(struct uetp_ep *ep, struct uetp_wait *w)
-{
-	if (!w)
-		return;
-	uetp_wait_del_fd(w, ep->net->ops->fd(ep->net));
-	uetp_wait_del_fd(w, ep->timer_fd);
-}
-
-int uetp_ep_hook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr)
-{
-	int ret = uetp_progress_set_add(&cntr->eps, ep);
-
-	return ret ? ret : uetp_ep_hook_wait(ep, cntr->wait);
-}
-
-void uetp_ep_unhook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr)
-{
-	uetp_progress_set_del(&cntr->eps, ep);
-	uetp_ep_unhook_wait(ep, cntr->wait);
-}
-
-static void uetp_ep_unhook(struct uetp_ep *ep)
-{
-	struct uetp_cntr **slots[UETP_EP_CNTRS];
-	struct uetp_dlist *e;
-
-	pthread_mutex_lock(&ep->domain->lock);
-	uetp_dlist_remove(&ep->dom_entry);
-	ep->domain->eps_gen++;
-	/* counters of MRs make progress on every endpoint (their remote
-	 * events come through any of them) */
-	for (e = ep->domain->mrs.next; e != &ep->domain->mrs; e = e->next) {
-		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
-						       dom_entry);
-
-		if (mr->cntr)
-			uetp_ep_unhook_cntr(ep, mr->cntr);
-	}
-	uetp_mr_ep_close(ep);
-	pthread_mutex_unlock(&ep->domain->lock);
-	if (ep->tx_cq) {
-		uetp_progress_set_del(&ep->tx_cq->eps, ep);
-		uetp_ep_unhook_wait(ep, ep->tx_cq->wait);
-	}
-	if (ep->rx_cq) {
-		uetp_progress_set_del(&ep->rx_cq->eps, ep);
-		uetp_ep_unhook_wait(ep, ep->rx_cq->wait);
-	}
-	uetp_ep_cntrs(ep, slots);
-	for (int i = 0; i < UETP_EP_CNTRS; i++)
-		if (*slots[i])
-			uetp_ep_unhook_cntr(ep, *slots[i]);
-}
-
 static void uetp_ep_release_reqs(struct uetp_ep *ep)
 {
 	for (size_t i = 0; i < ep->nreqs; i++) {
@@ -625,10 +159,12 @@ static void uetp_ep_release_reqs(struct uetp_ep *ep)
 	}
 }
 
-static int uetp_ep_close(struct fid *fid)
+int uetp_ep_close(struct fid *fid)
 {
 	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
 
+	/* triggered operations still waiting must not outlive us */
+	uetp_trigger_ep_close(ep);
 	if (ep->enabled)
 		uetp_ep_unhook(ep);
 	uetp_lock_acquire(&ep->lock);
@@ -640,6 +176,8 @@ static int uetp_ep_close(struct fid *fid)
 	}
 	uetp_ep_release_reqs(ep);
 	uetp_ep_engine_close(ep);
+	uetp_srx_unbind_ep(ep);
+	uetp_stx_unbind_ep(ep);
 	uetp_lock_release(&ep->lock);
 	if (ep->pcap)
 		uetp_pcap_put();
@@ -674,165 +212,6 @@ static int uetp_ep_close(struct fid *fid)
 	return 0;
 }
 
-static int uetp_ep_bind_cq(struct uetp_ep *ep, struct uetp_cq *cq,
-			   uint64_t flags)
-{
-	if (flags & ~(uint64_t)(FI_TRANSMIT | FI_RECV |
-				FI_SELECTIVE_COMPLETION))
-		return -FI_EBADFLAGS;
-	if (!(flags & (FI_TRANSMIT | FI_RECV)))
-		return -FI_EBADFLAGS;
-	if (((flags & FI_TRANSMIT) && ep->tx_cq) ||
-	    ((flags & FI_RECV) && ep->rx_cq))
-		return -FI_EINVAL;
-	if (flags & FI_TRANSMIT) {
-		ep->tx_cq = cq;
-		ep->tx_selective = !!(flags & FI_SELECTIVE_COMPLETION);
-		atomic_fetch_add(&cq->ref, 1);
-	}
-	if (flags & FI_RECV) {
-		ep->rx_cq = cq;
-		ep->rx_selective = !!(flags & FI_SELECTIVE_COMPLETION);
-		atomic_fetch_add(&cq->ref, 1);
-	}
-	return 0;
-}
-
-static int uetp_ep_bind_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr,
-			     uint64_t flags)
-{
-	static const uint64_t kinds[UETP_EP_CNTRS] = {
-		FI_SEND, FI_RECV, FI_READ, FI_WRITE, FI_REMOTE_READ,
-		FI_REMOTE_WRITE,
-	};
-	struct uetp_cntr **slots[UETP_EP_CNTRS];
-
-	if (!flags || (flags & ~(uint64_t)(FI_SEND | FI_RECV | FI_READ |
-					   FI_WRITE | FI_REMOTE_READ |
-					   FI_REMOTE_WRITE)))
-		return -FI_EBADFLAGS;
-	if (cntr->domain != ep->domain)
-		return -FI_EINVAL;
-	/* fi_endpoint.3: remote events need an FI_RMA_EVENT endpoint */
-	if ((flags & (FI_REMOTE_READ | FI_REMOTE_WRITE)) &&
-	    !(ep->caps & FI_RMA_EVENT))
-		return -FI_EINVAL;
-	uetp_ep_cntrs(ep, slots);
-	for (int i = 0; i < UETP_EP_CNTRS; i++)
-		if ((flags & kinds[i]) && *slots[i])
-			return -FI_EINVAL;	/* one counter per kind */
-	for (int i = 0; i < UETP_EP_CNTRS; i++) {
-		if (!(flags & kinds[i]))
-			continue;
-		*slots[i] = cntr;
-		atomic_fetch_add(&cntr->ref, 1);
-	}
-	return 0;
-}
-
-static int uetp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
-	struct uetp_av *av;
-	struct uetp_eq *eq;
-
-	if (ep->enabled)
-		return -FI_EOPBADSTATE;
-	switch (bfid->fclass) {
-	case FI_CLASS_AV:
-		av = uetp_container_of(bfid, struct uetp_av, fid.fid);
-		if (ep->av || av->domain != ep->domain)
-			return -FI_EINVAL;
-		ep->av = av;
-		atomic_fetch_add(&av->ref, 1);
-		return 0;
-	case FI_CLASS_CQ:
-		return uetp_ep_bind_cq(ep, uetp_container_of(bfid,
-				       struct uetp_cq, fid.fid), flags);
-	case FI_CLASS_CNTR:
-		return uetp_ep_bind_cntr(ep, uetp_container_of(bfid,
-					 struct uetp_cntr, fid.fid), flags);
-	case FI_CLASS_EQ:
-		if (ep->eq)
-			return -FI_EINVAL;
-		eq = uetp_container_of(bfid, struct uetp_eq, fid.fid);
-		ep->eq = eq;
-		atomic_fetch_add(&eq->ref, 1);
-		return 0;
-	}
-	return -FI_EINVAL;
-}
-
-/* Hook into the domain (MRs, their counters, the progress thread's
- * list); domain->lock held. */
-static int uetp_ep_enable_domain(struct uetp_ep *ep)
-{
-	struct uetp_domain *dom = ep->domain;
-	struct uetp_dlist *e;
-	int ret;
-
-	ret = uetp_mr_ep_enable(ep);
-	for (e = dom->mrs.next; !ret && e != &dom->mrs; e = e->next) {
-		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
-						       dom_entry);
-
-		if (mr->cntr)
-			ret = uetp_ep_hook_cntr(ep, mr->cntr);
-	}
-	uetp_dlist_insert_tail(&dom->eps, &ep->dom_entry);
-	dom->eps_gen++;
-	return ret;
-}
-
-static int uetp_ep_enable(struct uetp_ep *ep)
-{
-	struct uetp_cntr **slots[UETP_EP_CNTRS];
-	int ret = 0;
-
-	if (ep->enabled)
-		return 0;
-	if (!ep->av)
-		return -FI_ENOAV;
-	/* fi_endpoint.3: every kind of transfer needs a CQ (or counter)
-	 * that can report it, even if only its errors */
-	if ((ep->caps & FI_SEND) && !ep->tx_cq && !ep->tx_cntr)
-		return -FI_ENOCQ;
-	if ((ep->caps & FI_RECV) && !ep->rx_cq && !ep->rx_cntr)
-		return -FI_ENOCQ;
-	if ((ep->caps & FI_WRITE) && !ep->tx_cq && !ep->wr_cntr)
-		return -FI_ENOCQ;
-	if ((ep->caps & FI_READ) && !ep->tx_cq && !ep->rd_cntr)
-		return -FI_ENOCQ;
-
-	if (ep->tx_cq)
-		ret = uetp_progress_set_add(&ep->tx_cq->eps, ep);
-	if (!ret && ep->rx_cq)
-		ret = uetp_progress_set_add(&ep->rx_cq->eps, ep);
-	if (!ret && ep->tx_cq)
-		ret = uetp_ep_hook_wait(ep, ep->tx_cq->wait);
-	if (!ret && ep->rx_cq)
-		ret = uetp_ep_hook_wait(ep, ep->rx_cq->wait);
-	uetp_ep_cntrs(ep, slots);
-	for (int i = 0; !ret && i < UETP_EP_CNTRS; i++)
-		if (*slots[i])
-			ret = uetp_ep_hook_cntr(ep, *slots[i]);
-	pthread_mutex_lock(&ep->domain->lock);
-	if (!ret)
-		ret = uetp_ep_enable_domain(ep);
-	else
-		uetp_dlist_insert_tail(&ep->domain->eps, &ep->dom_entry);
-	pthread_mutex_unlock(&ep->domain->lock);
-	ep->enabled = true;
-	if (ret) {
-		uetp_ep_unhook(ep);
-		ep->enabled = false;
-		return ret;
-	}
-	if (ep->domain->prog)
-		uetp_progress_kick(ep->domain, 0);
-	return 0;
-}
-
 static int uetp_ep_ops_flag(struct uetp_ep *ep, uint64_t *flags, bool set)
 {
 	uint64_t *dst;
@@ -854,7 +233,7 @@ static int uetp_ep_ops_flag(struct uetp_ep *ep, uint64_t *flags, bool set)
 	return 0;
 }
 
-static int uetp_ep_control(struct fid *fid, int command, void *arg)
+int uetp_ep_control(struct fid *fid, int command, void *arg)
 {
 	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
 
@@ -865,6 +244,8 @@ static int uetp_ep_control(struct fid *fid, int command, void *arg)
 		return uetp_ep_ops_flag(ep, arg, false);
 	case FI_SETOPSFLAG:
 		return uetp_ep_ops_flag(ep, arg, true);
+	case FI_ALIAS:
+		return uetp_alias_open(ep, arg);
 	}
 	return -FI_ENOSYS;
 }
@@ -1025,7 +406,7 @@ static struct fi_ops uetp_ep_fi_ops = {
 	.ops_set = uetp_enosys_ops_set,
 };
 
-static struct fi_ops_ep uetp_ep_ops = {
+struct fi_ops_ep uetp_ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
 	.cancel = uetp_ep_cancel,
 	.getopt = uetp_ep_getopt,
@@ -1036,7 +417,7 @@ static struct fi_ops_ep uetp_ep_ops = {
 	.tx_size_left = uetp_ep_tx_size_left,
 };
 
-static struct fi_ops_cm uetp_cm_ops = {
+struct fi_ops_cm uetp_ep_cm_ops = {
 	.size = sizeof(struct fi_ops_cm),
 	.setname = uetp_ep_setname,
 	.getname = uetp_ep_getname,
@@ -1058,8 +439,25 @@ static uint64_t uetp_seed(void)
 	return s ? s : 0x9E3779B97F4A7C15ULL;
 }
 
+/* More than one context is a scalable endpoint's (uetp_sep.c). */
+static bool uetp_ep_one_ctx(size_t cnt)
+{
+	return cnt <= 1 || cnt == FI_SHARED_CONTEXT;
+}
+
 int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **epp, void *context)
+{
+	const struct fi_ep_attr *a = info ? info->ep_attr : NULL;
+
+	if (a && (!uetp_ep_one_ctx(a->tx_ctx_cnt) ||
+		  !uetp_ep_one_ctx(a->rx_ctx_cnt)))
+		return -FI_EINVAL;
+	return uetp_ep_create(domain, info, epp, context);
+}
+
+int uetp_ep_create(struct fid_domain *domain, struct fi_info *info,
+		   struct fid_ep **epp, void *context)
 {
 	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
 						    fid);
@@ -1135,7 +533,7 @@ int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->fid.fid.context = context;
 	ep->fid.fid.ops = &uetp_ep_fi_ops;
 	ep->fid.ops = &uetp_ep_ops;
-	ep->fid.cm = &uetp_cm_ops;
+	ep->fid.cm = &uetp_ep_cm_ops;
 	ep->fid.msg = &uetp_msg_ops;
 	ep->fid.tagged = &uetp_tagged_ops;
 	/* one-sided ops only for an endpoint opened with them */

@@ -89,6 +89,9 @@ int uetp_fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 			ret = uetp_trywait_eq(uetp_container_of(fids[i],
 					struct uetp_eq, fid.fid));
 			break;
+		case FI_CLASS_WAIT:
+			ret = uetp_waitset_trywait(fids[i]);
+			break;
 		default:
 			ret = -FI_EINVAL;
 		}
@@ -113,7 +116,7 @@ static struct fi_ops_fabric uetp_fabric_ops = {
 	.domain = uetp_domain_open,
 	.passive_ep = uetp_enosys_passive_ep,
 	.eq_open = uetp_eq_open,
-	.wait_open = uetp_enosys_wait_open,
+	.wait_open = uetp_waitset_open,
 	.trywait = uetp_fabric_trywait,
 	.domain2 = uetp_domain2,
 };

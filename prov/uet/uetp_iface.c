@@ -203,7 +203,8 @@ size_t uetp_iface_mtu_pick(size_t want, size_t link, bool *clamped)
 	return want && want <= link ? want : link;
 }
 
-/* Bytes of UDP payload one packet on the interface carries. */
+/* Bytes of UET one packet on the interface carries: after the IP header
+ * and the UDP header, or over raw IP the entropy header. */
 static size_t uetp_iface_link_mtu(const struct uetp_iface *ifc, int *ifmtu)
 {
 	struct ifreq ifr;
@@ -219,7 +220,8 @@ static size_t uetp_iface_link_mtu(const struct uetp_iface *ifc, int *ifmtu)
 			*ifmtu = ifr.ifr_mtu;
 		close(fd);
 	}
-	hdr = (ifc->addr.af == UET_AF_INET ? 20 : 40) + 8;
+	hdr = (ifc->addr.af == UET_AF_INET ? 20 : 40) +
+	      (uetp_env.transport == UETP_TRANSPORT_IP ? 4 : 8);
 	return (size_t)*ifmtu > hdr ? (size_t)*ifmtu - hdr : 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "uet/rawip.h"
 #include "uet/udp.h"
 #include "uetp.h"
 
@@ -30,6 +31,13 @@ struct fi_provider uetp_prov = {
 	.cleanup = uetp_cleanup,
 };
 
+/* FI_UET_LB values: enum uet_lb_kind. */
+static const char *const uetp_lb_names[] = {
+	[UET_LB_SINGLE] = "single", [UET_LB_OBLIVIOUS] = "oblivious",
+	[UET_LB_REPS] = "reps", [UET_LB_BITMAP] = "bitmap",
+	[UET_LB_MIXED] = "mixed",
+};
+
 struct uetp_env uetp_env = {
 	.udp_port = UETP_DEFAULT_UDP_PORT,
 	.entropy_bits = UET_UDP_ENTROPY_BITS_DEFAULT,
@@ -40,6 +48,7 @@ struct uetp_env uetp_env = {
 	.poll_spin_us = UETP_DEFAULT_POLL_SPIN_US,
 	.udp_gso = 1,
 	.loss_infer = 1,
+	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
 };
 
 uet_time uetp_now(void)
@@ -58,6 +67,9 @@ static char *uetp_env_str(const char *name)
 		return NULL;
 	return strdup(v);
 }
+
+/* The engine's PDC ids are 16-bit, never 0. */
+#define UETP_MAX_PDCS	65534
 
 /* An int parameter within [min, max]; out of range is warned and ignored. */
 static void uetp_env_int(const char *name, int min, int max, int *out)
@@ -118,6 +130,18 @@ static void uetp_define_params(void)
 		"sprays its packets over them by entropy (source port); 0 = "
 		"send everything from the home port (default: %d, max %d)",
 		UET_UDP_ENTROPY_BITS_DEFAULT, UET_UDP_ENTROPY_BITS_MAX);
+	fi_param_define(&uetp_prov, "transport", FI_PARAM_STRING,
+		"udp: UET over UDP (port 4793); ip: UET directly over IP "
+		"(protocol FI_UET_IP_PROTO, one endpoint per address, needs "
+		"CAP_NET_RAW) (default: udp)");
+	fi_param_define(&uetp_prov, "ip_proto", FI_PARAM_INT,
+		"IP protocol number of FI_UET_TRANSPORT=ip (default: %d)",
+		UET_RAWIP_PROTO_DEFAULT);
+	fi_param_define(&uetp_prov, "key_file", FI_PARAM_STRING,
+		"Transport security: the secure domain every endpoint joins "
+		"(fi_uet(7) KEY FILE; mode 600, owned by the user or root); "
+		"every packet is then encrypted and authenticated "
+		"(default: none, packets in clear)");
 	fi_param_define(&uetp_prov, "pcap", FI_PARAM_STRING,
 		"Write every UET packet sent and received to this pcap file; "
 		"%%p in the name becomes the process id (default: none)");
@@ -182,6 +206,13 @@ static void uetp_define_params(void)
 		"packets), nscc (delay and ECN window), rccc (receiver "
 		"credit) or nscc+rccc; both ends of a job use the same "
 		"(default: fixed)");
+	fi_param_define(&uetp_prov, "lb", FI_PARAM_STRING,
+		"How a PDC picks the entropy (path) of each packet: single "
+		"(one path, moved after a timeout), oblivious (every value "
+		"once per pass), reps (reuse values whose ACKs came back "
+		"unmarked), bitmap (skip values that saw marks, trims, "
+		"losses, timeouts) or mixed (reps, else bitmap); ROD always "
+		"single (default: %s)", uetp_lb_names[UET_LB_DEFAULT_KIND]);
 	fi_param_define(&uetp_prov, "link_gbps", FI_PARAM_INT,
 		"Link rate NSCC derives its windows from, Gb/s "
 		"(default: 0 = engine default, %llu)",
@@ -199,6 +230,16 @@ static void uetp_define_params(void)
 	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
 		"Packets in flight per PDC (the fixed congestion window) "
 		"(default: 0 = engine default, %u)", d.window);
+	fi_param_define(&uetp_prov, "max_pdcs", FI_PARAM_INT,
+		"PDCs an endpoint holds at once, one per peer and direction; "
+		"at most half of them half-open (a peer's SYN seen, nothing "
+		"more yet), 1..%d (default: 0 = engine default, %u)",
+		UETP_MAX_PDCS, d.pdc_max);
+	fi_param_define(&uetp_prov, "unreach_hold_ms", FI_PARAM_INT,
+		"Once a peer failed to answer (its retries exhausted), new "
+		"sends to it fail at once for this many milliseconds, unless "
+		"the peer sends first; 0 = never (default: %llu)",
+		(unsigned long long)(d.unreach_hold / UET_MSEC));
 	fi_param_define(&uetp_prov, "udp_gso", FI_PARAM_BOOL,
 		"Send runs of equal-size packets of one entropy as one "
 		"UDP_SEGMENT message and accept coalesced receives "
@@ -235,6 +276,39 @@ static void uetp_read_cc(void)
 			"nscc+rccc, ignored\n", v);
 }
 
+static void uetp_read_lb(void)
+{
+	char *v = NULL;
+	int k;
+
+	if (fi_param_get_str(&uetp_prov, "lb", &v) || !v || !*v)
+		return;
+	for (k = UET_LB_SINGLE; k <= UET_LB_MIXED; k++)
+		if (!strcmp(v, uetp_lb_names[k])) {
+			uetp_env.lb = k;
+			return;
+		}
+	FI_WARN(&uetp_prov, FI_LOG_CORE, "FI_UET_LB=\"%s\" is not single, "
+		"oblivious, reps, bitmap or mixed, ignored\n", v);
+}
+
+static void uetp_read_transport(void)
+{
+	char *v = NULL;
+
+	uetp_env_int("ip_proto", 1, 254, &uetp_env.ip_proto);
+	if (fi_param_get_str(&uetp_prov, "transport", &v) || !v || !*v)
+		return;
+	if (!strcmp(v, "udp"))
+		uetp_env.transport = UETP_TRANSPORT_UDP;
+	else if (!strcmp(v, "ip"))
+		uetp_env.transport = UETP_TRANSPORT_IP;
+	else
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_TRANSPORT=\"%s\" is not udp or ip, ignored\n",
+			v);
+}
+
 /* The label table: the documented default, then FI_UET_TCLASS_DSCP. */
 static void uetp_read_tclass(void)
 {
@@ -256,6 +330,8 @@ static void uetp_read_params(void)
 
 	uetp_env.iface = uetp_env_str("iface");
 	uetp_env.pcap = uetp_env_str("pcap");
+	uetp_env.key_file = uetp_env_str("key_file");
+	uetp_read_transport();
 	uetp_env.impair = uetp_env_str("impair");
 	uetp_env_int("udp_port", 0, 65535, &uetp_env.udp_port);
 	uetp_env_int("entropy_bits", 0, UET_UDP_ENTROPY_BITS_MAX,
@@ -284,10 +360,15 @@ static void uetp_read_params(void)
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
+	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);
+	uetp_env.unreach_hold_ms = -1;
+	uetp_env_int("unreach_hold_ms", 0, 3600000,
+		     &uetp_env.unreach_hold_ms);
 	uetp_env_bool("loss_infer", &uetp_env.loss_infer);
 	uetp_env_int("link_gbps", 0, 100000, &uetp_env.link_gbps);
 	uetp_env_int("base_rtt_us", 0, 1000000, &uetp_env.base_rtt_us);
 	uetp_read_cc();
+	uetp_read_lb();
 	if (uetp_env.impair && uetp_impair_parse(uetp_env.impair, &icfg)) {
 		FI_WARN(&uetp_prov, FI_LOG_CORE,
 			"FI_UET_IMPAIR=\"%s\" not understood, ignored\n",
@@ -321,7 +402,9 @@ static void uetp_cleanup(void)
 	free(uetp_env.iface);
 	free(uetp_env.pcap);
 	free(uetp_env.impair);
+	free(uetp_env.key_file);
 	uetp_env.iface = uetp_env.pcap = uetp_env.impair = NULL;
+	uetp_env.key_file = NULL;
 }
 
 FI_EXT_INI

@@ -80,8 +80,11 @@ static int uetp_post_op(struct uetp_ep *ep, const struct uetp_post *p,
 			op->flags |= UET_OPF_DELIVERY;
 		if (!ep->av || uetp_av_get(ep->av, p->addr, &op->peer))
 			return -FI_EINVAL;
+		/* fi_rx_addr: a scalable peer's receive context */
+		op->rx_ctx = uetp_av_rx_ctx(ep->av, p->addr);
 		return 0;
 	}
+	op->rx_ctx = ep->rx_index;
 	if (f & FI_MULTI_RECV) {
 		op->flags |= UET_OPF_MULTI_RECV;
 		op->min_multi_recv = ep->min_multi_recv;
@@ -115,6 +118,8 @@ ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p)
 
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
+	if (p->flags & FI_TRIGGER)
+		return uetp_trigger_msg(ep, p);
 	ret = uetp_post_op(ep, p, &op, iov, &total);
 	if (ret)
 		return ret;

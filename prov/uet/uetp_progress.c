@@ -19,17 +19,45 @@
 #include <unistd.h>
 
 #include "uet/err.h"
+#include "uet/rawip.h"
 #include "uet/udp.h"
 #include "uetp.h"
 
 #define UETP_RX_ROUNDS		4	/* batches per call: bound the time */
+
+/* The last error of either kind of port. */
+static const char *uetp_net_errstr(const struct uet_net *net)
+{
+	return uet_rawip_is(net) ? uet_rawip_errstr(net) : uet_udp_errstr(net);
+}
+
+/* The port itself failed (not one packet): the endpoint cannot work on.
+ * Said once, in the log and as an error event on its EQ, if it has one;
+ * its operations then fail as to an unreachable peer. */
+static void uetp_port_failed(struct uetp_ep *ep, const char *what)
+{
+	FI_WARN_SPARSE(&uetp_prov, FI_LOG_EP_DATA, "%s: %s\n", what,
+		       uetp_net_errstr(ep->net));
+	if (ep->port_failed)
+		return;
+	ep->port_failed = true;
+	if (ep->eq)
+		(void)uetp_eq_post(ep->eq, FI_NOTIFY, NULL, 0, -FI_EIO,
+				   UET_ERR_IO, &ep->fid.fid,
+				   ep->fid.fid.context, 0);
+}
 #define UETP_THREAD_MAX_SLEEP	100	/* ms: notice new endpoints */
 
 static void uetp_ep_deliver(struct uetp_ep *ep, const struct uet_net_msg *m,
 			    uet_time now)
 {
-	/* malformed or foreign packets are counted by the engine */
-	(void)uet_fep_recv(ep->fep, &m->info, m->buf, m->len, now);
+	int rc = uet_fep_recv(ep->fep, &m->info, m->buf, m->len, now);
+
+	/* a dropped packet is counted by the engine (FI_UET_STATS); only
+	 * a refusal of our own arguments is a bug worth a word */
+	if (rc && !uet_err_is_drop(rc))
+		FI_WARN_SPARSE(&uetp_prov, FI_LOG_EP_DATA, "recv: %s\n",
+			       uet_err_str(rc));
 }
 
 static void uetp_ep_release_held(struct uetp_ep *ep, uet_time now)
@@ -81,7 +109,10 @@ static void uetp_ep_disarm_timer(struct uetp_ep *ep)
 void uetp_progress_arm(struct uetp_ep *ep)
 {
 	struct itimerspec its;
-	uet_time d = uetp_progress_deadline(ep);
+	uet_time d;
+
+	ep = uetp_ep_io(ep);	/* a context: its scalable endpoint's */
+	d = uetp_progress_deadline(ep);
 
 	if (d == UET_TIME_NONE) {
 		if (ep->timer_armed)
@@ -99,6 +130,7 @@ void uetp_progress_arm(struct uetp_ep *ep)
 
 uet_time uetp_progress_deadline(struct uetp_ep *ep)
 {
+	ep = uetp_ep_io(ep);
 	return ep->fep ? uet_fep_next_timeout(ep->fep) : UET_TIME_NONE;
 }
 
@@ -108,6 +140,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 	ssize_t len;
 	int n;
 
+	ep = uetp_ep_io(ep);
 	for (;;) {
 		if (ep->tx_off == ep->tx_pending) {
 			unsigned k = 0;
@@ -149,8 +182,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 			ep->tx_dropped++;
 			continue;
 		}
-		FI_WARN_SPARSE(&uetp_prov, FI_LOG_EP_DATA, "send: %s\n",
-			       uet_udp_errstr(ep->net));
+		uetp_port_failed(ep, "send");
 		ep->tx_dropped += ep->tx_pending - ep->tx_off;
 		ep->tx_off = ep->tx_pending;
 	}
@@ -159,8 +191,11 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 bool uetp_progress_ep(struct uetp_ep *ep)
 {
 	uet_time now = uetp_now();
-	bool busy = ep->tx_off != ep->tx_pending;
+	bool busy;
 	int n;
+
+	ep = uetp_ep_io(ep);
+	busy = ep->tx_off != ep->tx_pending;
 
 	if (!ep->fep)
 		return false;
@@ -168,6 +203,8 @@ bool uetp_progress_ep(struct uetp_ep *ep)
 		uetp_ep_disarm_timer(ep);
 	for (int round = 0; round < UETP_RX_ROUNDS; round++) {
 		n = ep->net->ops->recv(ep->net, ep->rx_msgs, UETP_BATCH, now);
+		if (n < 0)
+			uetp_port_failed(ep, "receive");
 		if (n <= 0)
 			break;
 		busy = true;

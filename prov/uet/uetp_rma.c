@@ -129,6 +129,18 @@ static ssize_t uetp_rma_post(struct uetp_ep *ep, const struct uetp_rma_args *a)
 
 	if (!ep->enabled)
 		return -FI_EOPBADSTATE;
+	if (a->flags & FI_TRIGGER) {
+		struct fi_rma_iov riov = {
+			.addr = a->raddr, .len = a->rlen, .key = a->key,
+		};
+		struct fi_msg_rma m = {
+			.msg_iov = a->iov, .iov_count = a->count,
+			.addr = a->addr, .rma_iov = &riov, .rma_iov_count = 1,
+			.context = a->context, .data = a->data,
+		};
+
+		return uetp_trigger_rma(ep, a->type, &m, a->flags);
+	}
 	if (a->count > ep->iov_limit || (a->count && !a->iov))
 		return -FI_EINVAL;
 	for (size_t i = 0; i < a->count; i++) {
