@@ -18,10 +18,11 @@
 #
 # run: ft_bw (64 KiB messages) from sender to receiver over uet with one
 # fixed source port (FI_UET_ENTROPY_BITS=0: one 5-tuple, one path) and
-# sprayed over 2^k source ports (oblivious spraying, k = 3 and 5), first
-# on healthy paths, then with path 1 at a quarter of RATE, then with path
-# 1 cut SECONDS/2 after the start; each line gives goodput, its share of
-# the capacity left, and whether the transfer completed.
+# sprayed over 8 source ports with each entropy selection policy
+# (FI_UET_LB; ECMP_LB="oblivious mixed" picks some), first on healthy
+# paths, then with path 1 at a quarter of RATE, then with path 1 cut
+# SECONDS/2 after the start; each line gives goodput, its share of the
+# capacity left, and whether the transfer completed.
 #
 # Addresses (inside these namespaces only): sender 10.253.0.1 on device
 # uet0, receiver 10.253.0.2 on uet0; path i: sender 10.254.i.1 - router
@@ -174,21 +175,27 @@ run() { # NAME
 	deg=$((r * (paths - 1) + r / 4))
 	left=$((r * (paths - 1)))
 	echo "ECMP over $paths paths of $(rate_of "$name"), ${secs}s transfers"
-	for pol in "fixed port:FI_UET_ENTROPY_BITS=0" \
-		   "oblivious, 8 ports:FI_UET_ENTROPY_BITS=3" \
-		   "oblivious, 32 ports:FI_UET_ENTROPY_BITS=5"; do
-		l=${pol%%:*} e=${pol#*:}
-		cap=$full
-		[ "$e" = FI_UET_ENTROPY_BITS=0 ] && cap=$r
-		measure "$name" "healthy, $l" "$cap" 0 "$e"
+	pols="fixed"
+	for lb in ${ECMP_LB:-single oblivious reps bitmap mixed}; do
+		pols="$pols $lb"
+	done
+	for lb in $pols; do
+		if [ "$lb" = fixed ]; then
+			l="fixed port" e=FI_UET_ENTROPY_BITS=0 one=$r
+		else
+			l="$lb, 8 ports" e="FI_UET_LB=$lb" one=
+		fi
+		# shellcheck disable=SC2086
+		measure "$name" "healthy, $l" "${one:-$full}" 0 \
+			FI_UET_ENTROPY_BITS=3 $e
 		"$0" degrade "$name" 1 "$((r / 4))kbit"
-		cap=$deg
-		[ "$e" = FI_UET_ENTROPY_BITS=0 ] && cap=$r
-		measure "$name" "path 1 at 1/4, $l" "$cap" 0 "$e"
+		# shellcheck disable=SC2086
+		measure "$name" "path 1 at 1/4, $l" "${one:-$deg}" 0 \
+			FI_UET_ENTROPY_BITS=3 $e
 		"$0" heal "$name" 1
-		cap=$left
-		[ "$e" = FI_UET_ENTROPY_BITS=0 ] && cap=$r
-		measure "$name" "path 1 cut midway, $l" "$cap" 1 "$e"
+		# shellcheck disable=SC2086
+		measure "$name" "path 1 cut midway, $l" "${one:-$left}" 1 \
+			FI_UET_ENTROPY_BITS=3 $e
 	done
 }
 

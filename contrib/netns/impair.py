@@ -206,8 +206,10 @@ class Relay:
             os.write(d.dst, pkt)
             d.count['delivered'] += 1
         except OSError as e:
-            if e.errno not in (errno.EAGAIN, errno.EIO):
-                raise		# the device is gone
+            # Only a device that is gone ends the relay; a packet the
+            # kernel refuses (a corrupted IP header: EINVAL) is one lost.
+            if e.errno in (errno.EBADF, errno.ENODEV, errno.ENXIO):
+                raise
             d.count['refused'] += 1
 
     def arrive(self, d, pkt, now):
