@@ -877,6 +877,12 @@ struct uetp_post {
 #define UETP_INJECT_OP		(1ULL << 60)
 
 ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p);
+/* The engine op of a post, shared by endpoints and shared receive
+ * contexts: buffers and matching fields (returns the bytes in them),
+ * then for a receive the flags that shape it. */
+size_t uetp_post_op_base(const struct uetp_post *p, struct uet_op *op,
+			 struct uet_iov *iov);
+void uetp_post_rx_flags(uint64_t f, size_t min_multi_recv, struct uet_op *op);
 ssize_t uetp_ep_cancel(fid_t fid, void *context);
 
 extern struct fi_ops_msg uetp_msg_ops;

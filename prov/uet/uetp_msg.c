@@ -45,19 +45,15 @@ static struct uetp_req *uetp_req_claimed(struct uetp_ep *ep, void *context)
 	return NULL;
 }
 
-static int uetp_post_op(struct uetp_ep *ep, const struct uetp_post *p,
-			struct uet_op *op, struct uet_iov *iov, size_t *total)
+size_t uetp_post_op_base(const struct uetp_post *p, struct uet_op *op,
+			 struct uet_iov *iov)
 {
-	bool tx = p->type == UET_OP_SEND || p->type == UET_OP_TSEND;
-	uint64_t f = p->flags;
+	size_t total = 0;
 
-	if (p->count > ep->iov_limit || (p->count && !p->iov))
-		return -FI_EINVAL;
-	*total = 0;
 	for (size_t i = 0; i < p->count; i++) {
 		iov[i].base = p->iov[i].iov_base;
 		iov[i].len = p->iov[i].iov_len;
-		*total += iov[i].len;
+		total += iov[i].len;
 	}
 	memset(op, 0, sizeof(*op));
 	op->type = p->type;
@@ -66,6 +62,32 @@ static int uetp_post_op(struct uetp_ep *ep, const struct uetp_post *p,
 	op->iov_count = p->count;
 	op->tag = p->tag;
 	op->ignore = p->ignore;
+	return total;
+}
+
+void uetp_post_rx_flags(uint64_t f, size_t min_multi_recv, struct uet_op *op)
+{
+	if (f & FI_MULTI_RECV) {
+		op->flags |= UET_OPF_MULTI_RECV;
+		op->min_multi_recv = min_multi_recv;
+	}
+	if (f & FI_PEEK)
+		op->flags |= UET_OPF_PEEK;
+	if (f & FI_CLAIM)
+		op->flags |= UET_OPF_CLAIM;
+	if (f & FI_DISCARD)
+		op->flags |= UET_OPF_DISCARD;
+}
+
+static int uetp_post_op(struct uetp_ep *ep, const struct uetp_post *p,
+			struct uet_op *op, struct uet_iov *iov, size_t *total)
+{
+	bool tx = p->type == UET_OP_SEND || p->type == UET_OP_TSEND;
+	uint64_t f = p->flags;
+
+	if (p->count > ep->iov_limit || (p->count && !p->iov))
+		return -FI_EINVAL;
+	*total = uetp_post_op_base(p, op, iov);
 	if (tx) {
 		if (f & FI_INJECT) {
 			if (*total > ep->inject_size)
@@ -85,16 +107,7 @@ static int uetp_post_op(struct uetp_ep *ep, const struct uetp_post *p,
 		return 0;
 	}
 	op->rx_ctx = ep->rx_index;
-	if (f & FI_MULTI_RECV) {
-		op->flags |= UET_OPF_MULTI_RECV;
-		op->min_multi_recv = ep->min_multi_recv;
-	}
-	if (f & FI_PEEK)
-		op->flags |= UET_OPF_PEEK;
-	if (f & FI_CLAIM)
-		op->flags |= UET_OPF_CLAIM;
-	if (f & FI_DISCARD)
-		op->flags |= UET_OPF_DISCARD;
+	uetp_post_rx_flags(f, ep->min_multi_recv, op);
 	/* fi_msg.3: src_addr counts only with FI_DIRECTED_RECV */
 	if (!(ep->caps & FI_DIRECTED_RECV) || p->addr == FI_ADDR_UNSPEC) {
 		op->flags |= UET_OPF_PEER_ANY;

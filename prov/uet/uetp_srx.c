@@ -117,27 +117,8 @@ static int uetp_srx_op(struct uetp_srx *srx, const struct uetp_post *p,
 
 	if (p->count > srx->iov_limit || (p->count && !p->iov))
 		return -FI_EINVAL;
-	memset(op, 0, sizeof(*op));
-	for (size_t i = 0; i < p->count; i++) {
-		iov[i].base = p->iov[i].iov_base;
-		iov[i].len = p->iov[i].iov_len;
-	}
-	op->type = p->type;
-	op->flags = UET_OPF_COMPLETION;
-	op->iov = iov;
-	op->iov_count = p->count;
-	op->tag = p->tag;
-	op->ignore = p->ignore;
-	if (f & FI_MULTI_RECV) {
-		op->flags |= UET_OPF_MULTI_RECV;
-		op->min_multi_recv = srx->min_multi_recv;
-	}
-	if (f & FI_PEEK)
-		op->flags |= UET_OPF_PEEK;
-	if (f & FI_CLAIM)
-		op->flags |= UET_OPF_CLAIM;
-	if (f & FI_DISCARD)
-		op->flags |= UET_OPF_DISCARD;
+	(void)uetp_post_op_base(p, op, iov);
+	uetp_post_rx_flags(f, srx->min_multi_recv, op);
 	if (!(srx->caps & FI_DIRECTED_RECV) || p->addr == FI_ADDR_UNSPEC)
 		op->flags |= UET_OPF_PEER_ANY;
 	else if (!first || !first->av ||
