@@ -5,8 +5,8 @@
 #include "uet/err.h"
 #include "uet/fep.h"
 
-#include "../uet/core/alloc_fail.h"
-#include "../uet/pds/harness.h"
+#include "../uet/fixtures/alloc_fail.h"
+#include "../uet/fixtures/harness.h"
 #include "../uet/ses/ses.h"
 #include "engine_script.h"
 

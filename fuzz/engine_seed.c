@@ -14,7 +14,7 @@
 
 #include "uet/fep.h"
 
-#include "../uet/pds/harness.h"
+#include "../uet/fixtures/harness.h"
 #include "engine_script.h"
 
 static uint8_t out[1 << 22];

@@ -14,10 +14,10 @@
 #include "uet/fep.h"
 #include "uet/wire.h"
 
-#include "../pds/harness.h"
-#include "alloc_fail.h"
+#include "../fixtures/harness.h"
+#include "../fixtures/alloc_fail.h"
 #include "../ses/ses.h"
-#include "../ses/test_op.h"
+#include "../fixtures/test_op.h"
 
 static struct uet_alloc_fail F;
 

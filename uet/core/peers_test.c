@@ -10,9 +10,9 @@
 #include "uet/mem.h"
 #include "uet/wire.h"
 
-#include "../pds/harness.h"
+#include "../fixtures/harness.h"
 #include "../ses/ses.h"
-#include "../ses/test_op.h"
+#include "../fixtures/test_op.h"
 
 #define JOB	0x4242u
 #define MAXC	512

@@ -9,7 +9,7 @@
 #include "uet/fep.h"
 
 #include "../ses/ses.h"
-#include "../ses/test_op.h"
+#include "../fixtures/test_op.h"
 
 #define SENDERS		1024u
 #define NFEP		(SENDERS + 1)

@@ -1,7 +1,7 @@
 /* ACKs (pds-behaviour §5): what triggers them, coalescing by ack_every and
  * ack_delay, the response of the triggering PSN, SACK bitmaps over holes,
  * ECN-CE -> flag M at once, the window, entropy spraying. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

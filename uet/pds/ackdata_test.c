@@ -3,7 +3,7 @@
  * the payload of a response-with-data header, is kept with the
  * guaranteed response until CLEAR, is resent unchanged for a duplicate
  * whose ACK was lost, and reaches the initiator's SES exactly once. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

@@ -4,7 +4,7 @@
  * by DPDCID, checked against the peer's FA (IP only). The harness ports
  * spray like the UDP port (uet/mem.h), so a packet attributed by its
  * source port would go astray here. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 TestSuite(addr, .fini = t_fini);
 

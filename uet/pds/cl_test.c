@@ -3,7 +3,7 @@
  * on RTO with the same pkt_id, duplicates handed to SES (at least once),
  * NACKs with NT, retry exhaustion; UUD without answers, complete at
  * transmit; both from the home port; neither spoken with cfg off. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 TestSuite(cl, .fini = t_fini);
 

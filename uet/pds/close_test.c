@@ -1,7 +1,7 @@
 /* PDC close (pds-behaviour §3.4): the initiator's CLOSE after pdc_idle,
  * its ACK, a lost ACK of the CLOSE, SES keeping a PDC busy, CLOSE_REQ, the
  * target reaping a vanished initiator, the initiator's pool running out. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

@@ -1,6 +1,6 @@
 /* PDC establishment (pds-behaviour §3.2): 0-RTT SYN, Start_PSN and
  * psn_offset, the first packet lost or overtaken, PDC ids. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

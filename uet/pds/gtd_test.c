@@ -1,7 +1,7 @@
 /* Guaranteed delivery (pds-behaviour §6): a kept response is ACKed with
  * REQ=CLEAR, holds CACK until a CLEAR_PSN covers it, is resent for a
  * duplicate, and is asked for with ACK_REQ when only its ACK was lost. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

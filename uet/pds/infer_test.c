@@ -2,7 +2,7 @@
  * overtaken is resent about one RTT after it was sent, not at its RTO;
  * reordering within the window resends nothing; a lost tail is found by
  * the tail probe; under random loss the RTO is the exception. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 TestSuite(infer, .fini = t_fini);
 

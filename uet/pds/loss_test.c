@@ -2,7 +2,7 @@
  * duplicates and reordering never reaching SES twice, trimmed packets
  * resent fast on NACK TRIMMED, exponential RTO backoff, bounded retries,
  * a dead peer turning into error completions in bounded time. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

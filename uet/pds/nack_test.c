@@ -2,7 +2,7 @@
  * which code, and how the initiator reacts: back off and resend on a
  * resource NACK, fail the PDC on a fatal one, ignore stale ones. Also the
  * checks on what arrives: unknown PDCs, malformed packets, bad ACKs. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

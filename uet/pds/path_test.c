@@ -4,7 +4,7 @@
  * without failing the PDC (a resend leaves the entropy that lost it);
  * the path-aware ones retire the dead path's entropies, lose few
  * packets to it, and use it again once it heals. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 TestSuite(path, .fini = t_fini);
 

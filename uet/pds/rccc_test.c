@@ -5,7 +5,7 @@
  * lost CREDIT is made good by CREDIT_REQUEST; the pacer follows the CE
  * marks; resends trimmed before the PDC opens wait. Also ACK_CC's
  * rcvd_bytes, which the pacer reads. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "../cms/ccc.h"
 

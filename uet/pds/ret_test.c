@@ -5,7 +5,7 @@
  * side closes or reaps the PDC while return data is in flight; a dead
  * peer fails it on either side. The fake SES serves a read of n bytes as
  * ceil(n / seg) return packets (fake_ses.h). */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

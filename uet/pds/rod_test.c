@@ -2,7 +2,7 @@
  * order. uet does Go-Back-N: an out-of-order packet is dropped with NACK
  * ROD_OOO (payload = the PSN expected), the initiator resends from there.
  * One entropy per PDC. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 TestSuite(rod, .fini = t_fini);
 

@@ -2,7 +2,7 @@
  * no resend while ACKs come within the estimate (a path slower than
  * rto_min, a window that takes longer than the RTO to drain), and a dead
  * peer still failing within the bounded retry span. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "rtt.h"
 

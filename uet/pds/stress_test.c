@@ -1,6 +1,6 @@
 /* Whole-PDS runs under random impairments, a PSN space that crosses 2^32,
  * and all-to-all traffic: nothing lost, nothing delivered twice. */
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
 

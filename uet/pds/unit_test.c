@@ -10,7 +10,7 @@
 #include "nack.h"
 #include "psn.h"
 #include "rtb.h"
-#include "test_util.h"
+#include "../fixtures/pds_test_util.h"
 
 Test(psn, serial_compare_across_wrap)
 {

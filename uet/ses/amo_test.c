@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ses_int.h"
-#include "test_loop.h"
+#include "../fixtures/test_loop.h"
 
 #define PA 6201
 #define PB 6202

@@ -18,7 +18,7 @@
 #include "uet/mem.h"
 #include "uet/wire.h"
 
-#include "../pds/harness.h"
+#include "../fixtures/harness.h"
 #include "ses.h"
 #include "ses_int.h"
 

@@ -9,9 +9,9 @@
 #include "uet/mem.h"
 #include "uet/wire.h"
 
-#include "../pds/harness.h"
+#include "../fixtures/harness.h"
 #include "ses.h"
-#include "test_op.h"
+#include "../fixtures/test_op.h"
 
 #define MAXC 64
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_loop.h"
+#include "../fixtures/test_loop.h"
 
 #define PA 7001
 #define PB 7002

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ses_int.h"
-#include "test_loop.h"
+#include "../fixtures/test_loop.h"
 
 static struct tl_ep E;
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ses_int.h"
-#include "test_loop.h"
+#include "../fixtures/test_loop.h"
 
 #define PA 6001
 #define PB 6002

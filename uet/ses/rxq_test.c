@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ses_int.h"
-#include "test_loop.h"
-#include "test_op.h"
+#include "../fixtures/test_loop.h"
+#include "../fixtures/test_op.h"
 
 #define PA 7101
 #define PC1 7102
