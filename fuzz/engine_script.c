@@ -55,8 +55,8 @@ static void efz_config(struct uet_fep_config *c, unsigned i)
 
 	uet_fep_config_default(c);
 	c->job_id = 0x42;
-	c->pid_on_fep = uet_ses_addr_pid(&a);
-	c->resource_index = uet_ses_addr_ri(&a);
+	c->pid_on_fep = uet_addr_pid(&a);
+	c->resource_index = uet_addr_ri(&a);
 	/* small and quick, so a script reaches limits and timeouts */
 	c->mtu = 1500;
 	c->window = 16;

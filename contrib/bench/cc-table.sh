@@ -2,7 +2,8 @@
 # contrib/bench/cc-table.sh: the incast table of one congestion control,
 # from uetsim (uet/sim): N senders of 2 MiB each into one receiver through
 # one switch, 400 Gb/s links, 1 us per hop, 4 KiB payload, 1-BDP buffers
-# with trimming, ECN 0.2-0.8 BDP, all starting at t=0.
+# with trimming, ECN 0.2-0.8 BDP, all starting at t=0 (frames that meet
+# at a port in the same picosecond queue in random order: --tie-jitter).
 #
 # usage: cc-table.sh [-b BUILDDIR] [-c CC] [-n "8 32 128 1023"] [-o DIR]
 #                    [-- UETSIM-ARGS...]
@@ -13,13 +14,15 @@
 #   -o DIR       also keep each run's data in DIR/N (plot with
 #                contrib/sim/plot.sh DIR/N)
 # Columns: last flow's completion / ideal (N x 2 MiB x 8 / 400 Gb/s),
-# time-average of the bottleneck queue in BDP, mean windowed Jain
+# time-average and peak of the bottleneck queue in BDP, mean windowed Jain
 # fairness, drops, trims and retransmissions in the whole run, whether
 # any byte was lost for good (no, YES, or how many flows were unfinished
 # at uetsim's time limit), the run's wall time and peak memory. Exit 1 if a run lost
 # data, did not finish or failed.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=contrib/bench/uetsim.sh
+. "$top/contrib/bench/uetsim.sh"
 builddir=${top_builddir:-}
 cc=fixed
 sizes="8 32 128 1023"
@@ -30,30 +33,19 @@ while getopts b:c:n:o:h opt; do
 	c) cc=$OPTARG ;;
 	n) sizes=$OPTARG ;;
 	o) outdir=$OPTARG ;;
-	*) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) uetsim_usage; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 
-sim=
-for d in "$builddir" "$top/build" .; do
-	if [ -n "$d" ] && [ -x "$d/uet/sim/uetsim" ]; then
-		sim=$d/uet/sim/uetsim
-		break
-	fi
-done
-[ -n "$sim" ] || { echo "cc-table.sh: no uet/sim/uetsim (build first, or -b BUILDDIR)" >&2; exit 2; }
-
-# One field of a uetsim key=value line.
-kv() {
-	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
+uetsim_find cc-table.sh "$builddir"
 
 echo "incast, cc $cc: 2 MiB per sender, 400 Gb/s, 1 us/hop, 4 KiB payload, 1-BDP buffers with trimming"
-printf '| %5s | %10s | %10s | %6s | %8s | %9s | %9s | %4s | %8s | %6s |\n' \
-	N "done/ideal" "queue BDP" Jain drops trims retx lost "wall s" "RSS MB"
-echo '|------:|-----------:|-----------:|-------:|---------:|----------:|----------:|-----:|---------:|-------:|'
+printf '| %5s | %10s | %9s | %9s | %6s | %8s | %9s | %9s | %4s | %8s | %6s |\n' \
+	N "done/ideal" "avg q BDP" "max q BDP" Jain drops trims retx lost \
+	"wall s" "RSS MB"
+echo '|------:|-----------:|----------:|----------:|-------:|---------:|----------:|----------:|-----:|---------:|-------:|'
 status=0
 for n in $sizes; do
 	out=
@@ -62,11 +54,11 @@ for n in $sizes; do
 		out="--out $outdir/$n"
 	fi
 	# shellcheck disable=SC2086 # $out is two words or none
-	all=$("$sim" --cc "$cc" --senders "$n" -q $out "$@" 2>&1)
+	uetsim_run --cc "$cc" --senders "$n" -q $out "$@"
 	rc=$?
-	line=$(printf '%s\n' "$all" | grep '^result ')
+	line=$result
 	if [ -z "$line" ]; then
-		printf '| %5s | run failed: %s |\n' "$n" "$(printf '%s\n' "$all" | tail -n 1)"
+		printf '| %5s | run failed: %s |\n' "$n" "$result_tail"
 		status=1
 		continue
 	fi
@@ -80,8 +72,9 @@ for n in $sizes; do
 	else
 		lost=no
 	fi
-	printf '| %5s | %10.3f | %10.3f | %6.3f | %8s | %9s | %9s | %4s | %8.1f | %6s |\n' \
+	printf '| %5s | %10.3f | %9.3f | %9.3f | %6.3f | %8s | %9s | %9s | %4s | %8.1f | %6s |\n' \
 		"$n" "$(kv ratio "$line")" "$(kv q_avg_bdp "$line")" \
+		"$(kv q_max_bdp "$line")" \
 		"$(kv jain "$line")" "$(kv drops "$line")" \
 		"$(kv trims "$line")" "$(kv retx "$line")" \
 		"$lost" "$(kv wall_s "$line")" "$(kv rss_mb "$line")"

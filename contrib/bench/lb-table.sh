@@ -23,6 +23,8 @@
 # degraded runs. Exit 1 if a run lost data or did not finish.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=contrib/bench/uetsim.sh
+. "$top/contrib/bench/uetsim.sh"
 builddir=${top_builddir:-}
 cc=rccc
 k=8
@@ -39,39 +41,28 @@ while getopts b:c:k:s:d:l:r:h opt; do
 	d) deg=$OPTARG ;;
 	l) lbs=$OPTARG ;;
 	r) seeds=$OPTARG ;;
-	*) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) uetsim_usage; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 extra=$*
 
-sim=
-for d in "$builddir" "$top/build" .; do
-	if [ -n "$d" ] && [ -x "$d/uet/sim/uetsim" ]; then
-		sim=$d/uet/sim/uetsim
-		break
-	fi
-done
-[ -n "$sim" ] || { echo "lb-table.sh: no uet/sim/uetsim (build first, or -b BUILDDIR)" >&2; exit 2; }
-
-kv() {
-	printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
+uetsim_find lb-table.sh "$builddir"
 
 status=0
-# run LB TRAFFIC DEGRADE SEED: prints the key=value line
+# run LB TRAFFIC DEGRADE SEED: the key=value line in $result; 1 without
+# one. Not in a $(...) subshell, where a failure would not reach $status.
 run() {
-	r=$("$sim" --topo fattree --k "$k" --traffic "$2" --size "$size" \
+	# shellcheck disable=SC2086 # $extra is the caller's words
+	uetsim_run --topo fattree --k "$k" --traffic "$2" --size "$size" \
 		--cc "$cc" --lb "$1" --no-loss-infer --no-verify \
-		--degrade "$3" --seed "$4" -q $extra 2>&1 | tail -n 1)
-	case $r in
-	*completed=*) ;;
-	*) echo "lb-table.sh: uetsim failed: $r" >&2; status=1 ;;
-	esac
-	[ "$(kv unfinished "$r")" = 0 ] && [ "$(kv failed "$r")" = 0 ] ||
-		status=1
-	printf '%s\n' "$r"
+		--degrade "$3" --seed "$4" -q $extra
+	[ "$(kv unfinished "$result")" = 0 ] &&
+		[ "$(kv failed "$result")" = 0 ] || status=1
+	[ -n "$result" ] && return 0
+	echo "lb-table.sh: uetsim failed: $result_tail" >&2
+	return 1
 }
 
 echo "permutation, fat tree k=$k, cc $cc: $size per flow, 400 Gb/s, 1 us/hop, 4 KiB payload, 1-BDP buffers with trimming; $deg cables at 25%; seeds $seeds"
@@ -80,11 +71,14 @@ printf '| %-9s | %9s | %8s | %10s | %9s | %9s | %6s |\n' \
 echo '|:----------|----------:|---------:|-----------:|----------:|----------:|-------:|'
 for lb in $lbs; do
 	t0=$(date +%s)
-	alone=$(kv last_us "$(run "$lb" one 0 1)")
+	run "$lb" one 0 1 || continue
+	alone=$(kv last_us "$result")
 	h=0 d=0 tr=0 rto=0 n=0
 	for seed in $seeds; do
-		rh=$(run "$lb" perm 0 "$seed")
-		rd=$(run "$lb" perm "$deg" "$seed")
+		run "$lb" perm 0 "$seed" || continue 2
+		rh=$result
+		run "$lb" perm "$deg" "$seed" || continue 2
+		rd=$result
 		h=$(echo "$h + $(kv last_us "$rh")" | bc -l)
 		d=$(echo "$d + $(kv last_us "$rd")" | bc -l)
 		tr=$((tr + $(kv trims "$rd")))

@@ -8,6 +8,11 @@
 #             (400 in all, the table holds 128): the real PDCs must go on.
 #   deadpeer  ft_deadpeer: A streams to B and C, C is SIGKILLed; A's sends
 #             to C fail in bounded time, B's stream completes verified.
+#   away      ft_away: a sender posts a burst, then makes no libfabric
+#             call for 3 s while the sink drops a tenth of its packets;
+#             the burst must still arrive within 1 s (uet's rescue
+#             progress resends it). away_norescue: the same with
+#             FI_UET_RESCUE_MS=0, which must be late (uet only).
 #
 #   FT_PROVIDER      provider (default uet, from $top_builddir/prov/uet/.libs
 #                    unless FI_PROVIDER_PATH is set)
@@ -24,7 +29,7 @@ set -u
 
 prov=${FT_PROVIDER:-uet}
 tmo=${FT_TIMEOUT:-90}
-cases=${FT_FAULT_CASES:-spray spray_flood deadpeer}
+cases=${FT_FAULT_CASES:-spray spray_flood away away_norescue deadpeer}
 bound=${FT_FAULT_BOUND:-10}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +59,7 @@ if ! timeout 60 env $(uet_tool_env) fi_info -p "$prov" -t FI_EP_RDM >/dev/null 2
 	echo "SKIP: provider '$prov' not available: 'fi_info -p $prov -t FI_EP_RDM' found nothing${FI_PROVIDER_PATH:+ (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)}"
 	exit 77
 fi
-for p in ft_spray ft_deadpeer; do
+for p in ft_spray ft_deadpeer ft_away; do
 	if [ ! -x "$bindir/$p" ]; then
 		echo "FAIL: $bindir/$p not built (make check builds it)"
 		exit 1
@@ -404,8 +409,66 @@ case_deadpeer() {
 	result deadpeer "$ok" "$alog" "$blog" "$clog"
 }
 
+# ---- away ----
+
+# case_away NAME SENDER-ENV EXPECT: the sender posts a burst and makes no
+# libfabric call for 3 s; the sink drops a tenth of what it receives
+# (uet only) and must have the whole burst within 1 s of its first
+# message. With uet's rescue progress off (away_norescue) the burst
+# waits for the sender's return: the case shows that the check can fail.
+case_away() {
+	name=$1
+	klog=$tmp/$name-sink.log
+	slog=$tmp/$name-sender.log
+	kenv=
+	[ "$prov" = uet ] && kenv="FI_UET_IMPAIR=drop=0.1,seed=7"
+	# shellcheck disable=SC2086 # kenv, $2: assignments or nothing
+	timeout "$tmo" env $kenv "$bindir/ft_away" -p "$prov" -k >"$klog" 2>&1 &
+	kpid=$!
+	pids="$pids $kpid"
+	if ! wait_line "$klog" '^ft_away: sink [0-9.]* [0-9]' 30; then
+		echo "    sink did not start"
+		kill "$kpid" 2>/dev/null
+		wait "$kpid"
+		pids=
+		result "$name" FAIL "$klog"
+		return
+	fi
+	port=$(awk '/^ft_away: sink [0-9.]* [0-9]/ { print $4; exit }' "$klog")
+	# shellcheck disable=SC2086
+	timeout "$tmo" env $2 "$bindir/ft_away" -p "$prov" \
+		-a "127.0.0.1:$port" >"$slog" 2>&1
+	src=$?
+	wait "$kpid"
+	krc=$?
+	pids=
+	got=PASS
+	[ "$src" = 0 ] && grep -q '^ft_away: sender PASS' "$slog" || got=FAIL
+	[ "$krc" = 0 ] && grep -q '^ft_away: sink PASS' "$klog" || got=FAIL
+	grep '^ft_away: sink received' "$klog" | sed 's/^/    /'
+	[ "$prov" = uet ] && grep '^uet stats ' "$slog" |
+		grep -o 'retx_[a-z]* [0-9]*\|rescues [0-9]*' | tr '\n' ' ' |
+		sed 's/^/    sender: /; s/$/\n/'
+	if [ "$3" = FAIL ]; then
+		# Must fail by lateness alone: every message arrived, once.
+		if [ "$got" = FAIL ] &&
+		   grep -q '^ft_away: sink received \([0-9]*\) of \1 dup 0 bad 0' "$klog"; then
+			got=PASS
+			echo "    late as expected without rescue progress"
+		else
+			got=FAIL
+			echo "    expected the burst to be late without rescue progress"
+		fi
+	fi
+	result "$name" "$got" "$klog" "$slog"
+}
+
 for c in $cases; do
 	case $c in
+	away) case_away away "" PASS ;;
+	away_norescue)
+		[ "$prov" != uet ] ||
+			case_away away_norescue FI_UET_RESCUE_MS=0 FAIL ;;
 	spray) case_spray spray "" ;;
 	spray_flood) case_spray spray_flood "-F 100 -T 25" ;;
 	deadpeer) case_deadpeer ;;

@@ -965,8 +965,8 @@ int spray_run(const struct spray_cfg *cfg, struct spray_result *res,
 	dst.port = ntohs(cfg->dst.sin_port);
 	memcpy(dst.ip, &cfg->dst.sin_addr, 4);
 	/* The endpoint's ids follow from its address (uet/ses/ses.h). */
-	s->pid = uet_ses_addr_pid(&dst);
-	s->ri = uet_ses_addr_ri(&dst);
+	s->pid = uet_addr_pid(&dst);
+	s->ri = uet_addr_ri(&dst);
 	s->fd = open_socket(s);
 	if (s->fd < 0) {
 		free(s);

@@ -26,4 +26,16 @@ bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b);
  * returns what snprintf returns. */
 int uet_addr_str(char *buf, size_t cap, const struct uet_addr *a);
 
+/* The SES addressing rule, one for the engine and the provider: a peer's
+ * PIDonFEP and resource index follow from its address (a fep must be
+ * configured with its own, or peers' requests are refused with
+ * RC_BAD_PID / RC_BAD_INDEX). */
+
+/* PIDonFEP of the endpoint at a: the low 12 bits of its UDP home port
+ * (0 for raw IP, where there is one endpoint per address). */
+uint16_t uet_addr_pid(const struct uet_addr *a);
+/* Resource index of the endpoint at a: 0. Its receive context i (a
+ * scalable endpoint's) is at resource index 0 + i (uet_op.rx_ctx). */
+uint16_t uet_addr_ri(const struct uet_addr *a);
+
 #endif

@@ -3,7 +3,7 @@
  * resource index), holding its PDS (PDCs, PSNs, ACK/NACK, retransmission)
  * and SES (segmentation, reassembly, matching) state.
  *
- * Sans-I/O (shared/design.md, style.md §5.2): the engine never reads a
+ * Sans-I/O (docs/architecture.md §2): the engine never reads a
  * clock, never touches a socket and never blocks. Its caller, the driver
  * loop (prov/uet progress, or a test over the mem port), does:
  *
@@ -33,11 +33,12 @@
 #include "uet/net.h"
 #include "uet/time.h"
 #include "uet/tss.h"
+#include "uet/wire.h"
 
 struct uet_rxq;
 
-/* Congestion control algorithm of the CCCs of a FEP (cms.md, uet/cms/). */
-/* Entropy selection (uet/cms/lb.h, cms.md §5). */
+/* Congestion control algorithm of the CCCs of a FEP (uet/cms/README.md). */
+/* Entropy selection (uet/cms/lb.h, UE 1.0 §3.6.16). */
 enum uet_lb_kind {
 	UET_LB_DEFAULT = 0,	/* UET_LB_DEFAULT_KIND */
 	UET_LB_SINGLE,		/* one path, moved only by a timeout */
@@ -78,6 +79,8 @@ struct uet_fep_config {
 	bool trimming;			/* the fabric trims instead of dropping */
 	uet_time rto_min;		/* first retransmission timeout */
 	uet_time rto_max;		/* backoff ceiling */
+	uet_time nack_retx;		/* first pause after NO_SES_MSG_AVAIL
+					 * (spec NACK_RETX_TIME; 0: rto_min) */
 	unsigned max_retx;		/* retries of one packet before the PDC fails */
 	uet_time ack_delay;		/* longest an ACK is held for coalescing */
 	unsigned ack_every;		/* ACK at least every N packets */
@@ -199,7 +202,7 @@ struct uet_op {
 #define UET_MR_VIRT_ADDR	0x10	/* raddr is a virtual address, else an offset */
 #define UET_MR_IDEMPOTENT	0x20	/* may be targeted over RUDI (key bit 63) */
 
-/* mem_key layout (ses-and-libfabric-mapping §5.1). A registered key has
+/* mem_key layout (docs/choices.md §6.4). A registered key has
  * bits 61:48 zero and bit 63 set exactly when access has
  * UET_MR_IDEMPOTENT; bit 62 (optimized format) is the caller's to use.
  * Keys with vendor bits 55:48 set are the engine's own (rendezvous). */
@@ -314,6 +317,16 @@ int uet_fep_mr_dereg(struct uet_fep *fep, uint64_t key);
  * carry one element (the compare-and-swap extension holds one operand). */
 size_t uet_fep_amo_max(const struct uet_fep *fep, uint8_t type, uint8_t op,
 		       uint8_t dt);
+
+/* Bytes of one UUD datagram (a send on a cfg.uud fep) of this mtu: the
+ * mtu less the UUD and standard SES headers (docs/protocol.md §4.9, §5.3).
+ * Needs no fep (the provider's max_msg_size of FI_EP_DGRAM). */
+static inline size_t uet_fep_dgram_max(size_t mtu)
+{
+	size_t hdrs = UET_PDS_UUD_LEN + UET_SES_STD_LEN;
+
+	return mtu > hdrs ? mtu - hdrs : 0;
+}
 
 /* One packet from the port: 0 when accepted; a packet that is malformed,
  * foreign, stale or refused is dropped and counted, and the reason

@@ -34,22 +34,23 @@
 
 #include "uet/addr.h"
 #include "uet/err.h"
+#include "uet/impair.h"
 #include "uet/net.h"
 #include "uet/time.h"
 
-/* Actions on one packet; the bits of a pick() result. */
-#define UET_MEM_DROP	0x01u
-#define UET_MEM_DUP	0x02u		/* deliver a second identical copy */
-#define UET_MEM_REORDER	0x04u		/* hold back by reorder_delay */
-#define UET_MEM_MARK	0x08u		/* set ECN CE, if sent ECT(0)/ECT(1) */
-#define UET_MEM_TRIM	0x10u		/* keep trim_len bytes, set trimmed */
+/* Actions on one packet; the bits of a pick() result (uet/impair.h). */
+#define UET_MEM_DROP	UET_IMPAIR_DROP
+#define UET_MEM_DUP	UET_IMPAIR_DUP
+#define UET_MEM_REORDER	UET_IMPAIR_REORDER	/* hold back by reorder_delay */
+#define UET_MEM_MARK	UET_IMPAIR_MARK
+#define UET_MEM_TRIM	UET_IMPAIR_TRIM		/* keep trim_len bytes */
 
-#define UET_MEM_PPM	1000000u	/* a rate of 1 */
+#define UET_MEM_PPM	UET_IMPAIR_PPM
 
 /* Defaults used when the config or impairment field is 0. */
 #define UET_MEM_POOL_DEFAULT	1024u
 #define UET_MEM_MTU_DEFAULT	9216u
-#define UET_MEM_TRIM_LEN_DEFAULT 64u	/* htsim's trimmed size (cms.md §6) */
+#define UET_MEM_TRIM_LEN_DEFAULT UET_IMPAIR_TRIM_LEN_DEFAULT
 #define UET_MEM_REORDER_DELAY_DEFAULT (10 * UET_USEC)
 #define UET_MEM_POOL_MAX	(1u << 20)
 #define UET_MEM_MTU_MAX		65535u	/* largest UDP payload */
@@ -80,10 +81,11 @@ struct uet_mem_impair {
 	uint64_t rate;			/* UET bytes per second (no framing) */
 	uet_time queue_max;		/* backlog above: tail drop; 0 = none */
 	bool trim_when_full;		/* over queue_max trim instead, and skip
-					 * the queue (UET switch, cms.md §6) */
+					 * the queue (UET switch, UE 1.0 §3.6.17) */
 	uet_time ecn_backlog;		/* backlog above: CE-mark; 0 = off */
 
-	/* Random actions, in parts per million of packets. */
+	/* Random actions, in parts per million of packets (the fields of
+	 * struct uet_impair, which decides). */
 	uint32_t drop_ppm;
 	uint32_t dup_ppm;
 	uint32_t reorder_ppm;

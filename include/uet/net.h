@@ -1,6 +1,6 @@
 /* Ports: how packets leave and enter a FEP. Only the driver loop (the
  * provider's progress function, or a test's) calls these; the protocol
- * engine never does (shared/design.md). Implementations: mem (in-process,
+ * engine never does (docs/architecture.md §1). Implementations: mem (in-process,
  * with impairments, for tests), udp and rawip (sockets).
  */
 #ifndef UET_NET_H

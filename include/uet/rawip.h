@@ -1,4 +1,4 @@
-/* The raw IP port: UET directly over IP (wire-format §1.3), protocol 253
+/* The raw IP port: UET directly over IP (docs/protocol.md §1.3), protocol 253
  * by default, behind the uet_net ops (uet/net.h). Every packet carries
  * the 4-byte entropy header after the IP header; the entropy value is
  * what an ECMP switch hashes, so spraying works as over UDP without any

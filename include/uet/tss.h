@@ -1,7 +1,8 @@
-/* Transport security (TSS, tss.md) as the provider configures it: one
- * secure domain per endpoint, bound to the endpoint's JobID, with two key
- * slots selected by the association number (AN). Keys reach the engine
- * from the provider (a key file), never from the application's hints.
+/* Transport security (TSS, docs/choices.md §11) as the provider configures
+ * it: one secure domain per endpoint, bound to the endpoint's JobID, with
+ * two key slots selected by the association number (AN). Keys reach the
+ * engine from the provider (a key file), never from the application's
+ * hints.
  */
 #ifndef UET_TSS_PUB_H
 #define UET_TSS_PUB_H
@@ -39,7 +40,7 @@ struct uet_tss_cfg {
 	unsigned max_sources;		/* replay windows kept (0: 4096) */
 };
 
-/* Counters, named after the reference provider's (tss.md §8). */
+/* Counters, named after the reference provider's (docs/choices.md §11.6). */
 struct uet_tss_stats {
 	uint64_t out_auth_pkts;		/* encrypted and sent */
 	uint64_t out_invoke_fail;	/* not sent: TSC exhausted */

@@ -6,7 +6,7 @@
  * IANA UET port 4793 when preferred and free, else the configured one,
  * else one the kernel picks (uet_udp_config.port, prefer_iana).
  *
- * Entropy in the source port (wire-format §1.2, design.md Encapsulation):
+ * Entropy in the source port (docs/choices.md §1.3):
  * ECMP switches hash the UDP source port, so a packet leaves from a source
  * port chosen by its entropy value and the packets of one PDC spread over
  * paths. Besides the home socket the port owns 2^k spray sockets bound to
@@ -49,7 +49,7 @@
 #include "uet/err.h"
 #include "uet/net.h"
 
-#define UET_UDP_IANA_PORT	4793	/* wire-format §1.2 */
+#define UET_UDP_IANA_PORT	4793	/* docs/protocol.md §1.2 */
 #define UET_UDP_ENTROPY_BITS_DEFAULT 3
 #define UET_UDP_ENTROPY_BITS_MAX 8	/* 256 spray sockets */
 #define UET_UDP_BUF_DEFAULT	(4u << 20)

@@ -1,6 +1,6 @@
 /* uet libfabric provider: the glue between fi_* objects and the engine.
  *
- * Object map (shared/design.md "Mapping to libfabric"):
+ * Object map (docs/architecture.md §1):
  *   fabric  = a Fabric Plane, named by its subnet ("192.0.2.0/24");
  *   domain  = one interface address (the FEP's Fabric Address);
  *   ep      = one struct uet_fep with its own UDP home port;
@@ -15,7 +15,7 @@
  * (the domain lock guards its endpoint and MR lists). Under
  * FI_THREAD_DOMAIN without the progress thread the locks are no-ops.
  *
- * Progress (libfabric-provider.md §2.4): manual. The only I/O loop is
+ * Progress (docs/architecture.md §4, §8.7): manual. The only I/O loop is
  * uetp_progress_ep(); it runs from CQ/counter reads and waits, fi_trywait,
  * before a data call returns -FI_EAGAIN, and in the optional progress
  * thread (FI_UET_PROGRESS_THREAD).
@@ -48,6 +48,8 @@
 
 #include "uet/addr.h"
 #include "uet/fep.h"
+#include "uet/impair.h"
+#include "uet/list.h"
 #include "uet/net.h"
 #include "uet/time.h"
 
@@ -158,6 +160,7 @@ struct uetp_env {
 	size_t unexp_max;		/* FI_UET_UNEXP_MAX, 0 = engine default */
 	int rudi;			/* FI_UET_RUDI */
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
+	int rescue_ms;			/* FI_UET_RESCUE_MS, 0 = no rescue */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
 	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
@@ -187,7 +190,7 @@ int uetp_tss_cfg(const char *path, uint32_t job, struct uet_tss_cfg *cfg);
 struct uet_fep;
 void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 
-#define UETP_DEFAULT_UDP_PORT	4793	/* IANA UET port (wire-format §1.2) */
+#define UETP_DEFAULT_UDP_PORT	4793	/* IANA UET port (docs/protocol.md §1.2) */
 #define UETP_DEFAULT_JOB_ID	0
 #define UETP_DEFAULT_TX_SIZE	1024
 #define UETP_DEFAULT_RX_SIZE	1024
@@ -195,6 +198,7 @@ void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 #define UETP_DEFAULT_RNDV_THRESHOLD	0
 /* An idle poller spins this long before it yields (fi_uet.7 says why). */
 #define UETP_DEFAULT_POLL_SPIN_US	50
+#define UETP_DEFAULT_RESCUE_MS		5
 
 /* ---- small helpers ---- */
 
@@ -233,41 +237,34 @@ static inline void uetp_lock_release(struct uetp_lock *l)
 		pthread_mutex_unlock(&l->mutex);
 }
 
-struct uetp_dlist {
-	struct uetp_dlist *next, *prev;
-};
-
-static inline void uetp_dlist_init(struct uetp_dlist *h)
+/* Takes the lock if nobody holds it; a lock that is off is never free
+ * (its owner does not say when it is inside). */
+static inline bool uetp_lock_try(struct uetp_lock *l)
 {
-	h->next = h->prev = h;
+	if (l->to)
+		l = l->to;
+	return l->on && !pthread_mutex_trylock(&l->mutex);
 }
 
-static inline bool uetp_dlist_empty(const struct uetp_dlist *h)
-{
-	return h->next == h;
-}
-
-static inline void uetp_dlist_insert_tail(struct uetp_dlist *h,
-					  struct uetp_dlist *e)
-{
-	e->prev = h->prev;
-	e->next = h;
-	h->prev->next = e;
-	h->prev = e;
-}
-
-static inline void uetp_dlist_remove(struct uetp_dlist *e)
-{
-	e->prev->next = e->next;
-	e->next->prev = e->prev;
-	e->next = e->prev = e;
-}
-
-#define uetp_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
-/* Monotonic clock in ns: the engine's `now`. */
+/* Monotonic clock in ns: the engine's `now` (uetp_hooks.now). */
 uet_time uetp_now(void);
+
+/* Where the provider meets the outside world: the port an endpoint opens
+ * and the clock. The defaults are the sockets and CLOCK_MONOTONIC; the
+ * unit tests put the engine's mem port and a clock they advance here,
+ * before opening endpoints. Hidden like every symbol but fi_prov_ini. */
+struct uetp_ep;
+struct uetp_hooks {
+	/* Open ep's port (exact: that UDP port, 0: FI_UET_UDP_PORT's
+	 * choice). Returns 0 or -FI_E*. */
+	int (*port_open)(struct uetp_ep *ep, uint16_t exact,
+			 struct uet_net **netp);
+	uet_time (*now)(void);
+};
+extern struct uetp_hooks uetp_hooks;
+int uetp_ep_port_open(struct uetp_ep *ep, uint16_t exact,
+		      struct uet_net **netp);
+uet_time uetp_clock_monotonic(void);
 
 /* ---- addresses (uetp_addr.c) ---- */
 
@@ -432,7 +429,7 @@ struct uetp_progress;
 /* Triggered operations waiting for their counter (uetp_trigger.c). */
 struct uetp_trig_queue {
 	pthread_mutex_t lock;
-	struct uetp_dlist ops;
+	struct uet_list ops;
 	atomic_size_t count;		/* read without the lock */
 };
 
@@ -448,13 +445,14 @@ struct uetp_domain {
 	struct uetp_eq *eq;
 	atomic_int ref;			/* children */
 	pthread_mutex_t lock;		/* eps, mrs, progress thread */
-	struct uetp_dlist eps;
+	struct uet_list eps;
 	unsigned eps_gen;		/* bumped when eps changes */
 	struct uetp_progress *prog;	/* NULL: no progress thread */
+	struct uetp_rescue *rescue;	/* NULL: none (uetp_rescue.c) */
 	/* memory regions (uetp_mr.c), under lock */
 	uint64_t mr_mode;		/* FI_MR_* bits in force (BASIC and
 					 * SCALABLE translated) */
-	struct uetp_dlist mrs;		/* every open MR */
+	struct uet_list mrs;		/* every open MR */
 	struct uetp_mr **mr_hash;	/* domain-wide keys, chained */
 	size_t mr_hash_cap, mr_hash_count;
 	uint32_t *amo_max;		/* uetp_atomic.c, built on first use */
@@ -638,7 +636,7 @@ fi_addr_t uetp_av_reverse(struct uetp_av *av, const struct uet_addr *a);
 struct uetp_mr {
 	struct fid_mr mr_fid;
 	struct uetp_domain *domain;
-	struct uetp_dlist dom_entry;	/* domain->mrs */
+	struct uet_list dom_entry;	/* domain->mrs */
 	struct uetp_mr *hnext;		/* domain->mr_hash chain */
 	bool hashed;
 	uint64_t access;		/* FI_* */
@@ -671,8 +669,9 @@ struct uetp_impair_cfg {
 #define UETP_IMPAIR_HOLD	8	/* packets held back for reordering */
 
 struct uetp_impair {
-	struct uetp_impair_cfg cfg;
-	uint64_t state;
+	struct uet_impair odds;		/* the decision is uet/impair.h's */
+	uint64_t rng;			/* its uet/rand.h stream */
+	uint64_t seq;			/* packets picked for */
 	unsigned held;
 	struct uet_net_msg hold[UETP_IMPAIR_HOLD];
 	uint64_t dropped, duplicated, reordered;
@@ -684,9 +683,9 @@ int uetp_impair_open(struct uetp_impair **imp,
 		     const struct uetp_impair_cfg *cfg);
 void uetp_impair_close(struct uetp_impair *imp);
 /* Decide one received packet: bits of UETP_IMPAIR_*. */
-#define UETP_IMPAIR_DROP	0x1
-#define UETP_IMPAIR_DUP		0x2
-#define UETP_IMPAIR_REORDER	0x4
+#define UETP_IMPAIR_DROP	UET_IMPAIR_DROP
+#define UETP_IMPAIR_DUP		UET_IMPAIR_DUP
+#define UETP_IMPAIR_REORDER	UET_IMPAIR_REORDER
 unsigned uetp_impair_pick(struct uetp_impair *imp);
 /* Hold a copy of m back; false if the hold queue is full. */
 bool uetp_impair_hold(struct uetp_impair *imp, const struct uet_net_msg *m);
@@ -748,7 +747,7 @@ struct uetp_ep {
 	uint32_t addr_format;
 	uint64_t caps;
 	struct uetp_lock lock;
-	struct uetp_dlist dom_entry;	/* domain->eps (progress thread) */
+	struct uet_list dom_entry;	/* domain->eps (progress thread) */
 
 	struct uetp_av *av;
 	struct uetp_cq *tx_cq, *rx_cq;
@@ -771,7 +770,7 @@ struct uetp_ep {
 	/* The traffic class every packet goes in (uetp_tclass.c): tx_attr's,
 	 * else the domain's, else FI_TC_BEST_EFFORT; its DSCP is the port's.
 	 * Kept for the congestion control contexts, one per destination and
-	 * traffic class (design.md), once cms/ keys them by it. */
+	 * traffic class (docs/choices.md §9.1), once cms/ keys them by it. */
 	uint32_t tclass;
 	uint8_t dscp;
 	struct uetp_name name;
@@ -790,6 +789,8 @@ struct uetp_ep {
 	int timer_fd;
 	bool timer_armed;
 	uet_time active_at;		/* last progress pass that did work */
+	uet_time polled_at;		/* last pass the application drove */
+	uint64_t rescues;		/* passes uetp_rescue.c ran for it */
 	struct uetp_impair *impair;
 	bool pcap;
 	uint64_t tx_dropped;		/* refused by the port */
@@ -856,12 +857,14 @@ int uetp_ep_hook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr);
 void uetp_ep_unhook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr);
 bool uetp_ep_binds_cntr(struct uetp_ep *ep, const struct uetp_cntr *cntr);
 
-/* A free transmit request (NULL: none); ep->lock held. */
-struct uetp_req *uetp_ep_req_tx(struct uetp_ep *ep);
+/* A free request of the transmit or the receive list (NULL: none);
+ * ep->lock held. */
+struct uetp_req *uetp_ep_req_get(struct uetp_ep *ep, bool tx);
 /* Give back a request that was never posted; ep->lock held. */
 void uetp_ep_req_put(struct uetp_ep *ep, struct uetp_req *req);
 
-/* The one post path of fi_ops_msg / fi_ops_tagged. */
+/* The one post path (uetp_msg.c): every fi_ops_msg, fi_ops_tagged,
+ * fi_ops_rma and fi_ops_atomic call ends in uetp_post_submit. */
 struct uetp_post {
 	uint8_t type;			/* UET_OP_* */
 	const struct iovec *iov;
@@ -876,7 +879,22 @@ struct uetp_post {
  * call, which never generates a completion. */
 #define UETP_INJECT_OP		(1ULL << 60)
 
+/* A message or tagged post: checks, its engine op, submit. */
 ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p);
+/* Take a request for op (for FI_CLAIM alone, the one a peek claimed),
+ * reserve its CQ entry, post, send. flags are FI_* (FI_COMPLETION,
+ * FI_PEEK, UETP_INJECT_OP, ...); amo_kind is UETP_AMO_* for the CQ
+ * flags of an atomic. */
+ssize_t uetp_post_submit(struct uetp_ep *ep, struct uet_op *op,
+			 uint64_t flags, void *context, uint8_t amo_kind);
+/* The engine op of a transmit: buffers (within the iov and inject
+ * limits; *total their bytes), flags, CQ data, peer. 0 or -FI_E*. */
+int uetp_post_tx_op(struct uetp_ep *ep, const struct uetp_post *p,
+		    struct uet_op *op, struct uet_iov *iov, size_t *total);
+/* FI_* operation flags -> UET_OPF_* of a transmit. */
+uint32_t uetp_post_tx_opf(uint64_t flags);
+/* op->peer of addr; -FI_EINVAL without an AV or for an unknown addr. */
+int uetp_post_peer(struct uetp_ep *ep, fi_addr_t addr, struct uet_op *op);
 /* The engine op of a post, shared by endpoints and shared receive
  * contexts: buffers and matching fields (returns the bytes in them),
  * then for a receive the flags that shape it. */
@@ -980,13 +998,11 @@ bool uetp_rudi_mr(const struct uetp_domain *dom, uint64_t access,
 
 /* ---- RMA and atomics (uetp_rma.c, uetp_atomic.c) ---- */
 
-/* Post a prepared one-sided op (peer, iovs, key, address filled): takes
- * a tx request, reserves the CQ entry, posts, sends. flags are FI_*
- * (FI_COMPLETION, FI_INJECT, FI_FENCE, UETP_INJECT_OP, ...). */
+/* uetp_post_submit of a prepared one-sided op (peer, iovs, key,
+ * address filled), after refusing the flags one-sided ops do not take
+ * (-FI_EBADFLAGS). */
 ssize_t uetp_rma_submit(struct uetp_ep *ep, struct uet_op *op,
 			uint64_t flags, void *context, uint8_t amo_kind);
-/* FI_* operation flags -> UET_OPF_* of a one-sided op. */
-uint32_t uetp_rma_opf(uint64_t flags);
 
 /* What kind of atomic a request was (CQ flags, counters). */
 #define UETP_AMO_NONE		0
@@ -1033,6 +1049,12 @@ ssize_t uetp_trigger_atomic(struct uetp_ep *ep, unsigned kind,
 void uetp_trigger_ep_close(struct uetp_ep *ep);
 /* fi_ep_alias (fi_control FI_ALIAS on an endpoint). */
 int uetp_alias_open(struct uetp_ep *ep, struct fi_alias *arg);
+/* The endpoint a data-transfer call reached, directly or through an
+ * alias, and the op flags of its calls without a flags argument: the
+ * alias's, else the endpoint's. */
+struct uetp_ep *uetp_alias_target(struct fid_ep *fid);
+uint64_t uetp_alias_tx_flags(struct fid_ep *fid);
+uint64_t uetp_alias_rx_flags(struct fid_ep *fid);
 
 /* ---- the I/O loop (uetp_progress.c) ---- */
 
@@ -1061,6 +1083,15 @@ bool uetp_progress_set_tx_pending(struct uetp_epset *s);
 
 /* The optional thread (FI_UET_PROGRESS_THREAD), one per domain. */
 int uetp_progress_start(struct uetp_domain *dom);
+/* One pass for ep (its I/O endpoint) at now, whoever drives it. */
+bool uetp_progress_io(struct uetp_ep *ep, uet_time now);
+
+/* ---- rescue progress (uetp_rescue.c) ---- */
+
+/* Under manual progress, a thread per domain runs the passes of
+ * endpoints the application has not driven for FI_UET_RESCUE_MS. */
+int uetp_rescue_start(struct uetp_domain *dom);
+void uetp_rescue_stop(struct uetp_domain *dom);
 void uetp_progress_stop(struct uetp_domain *dom);
 /* Wake the thread when a deadline earlier than its sleep appeared. */
 void uetp_progress_kick(struct uetp_domain *dom, uet_time deadline);

@@ -2,7 +2,7 @@
  *
  * FI_SOCKADDR_IN / FI_SOCKADDR_IN6: the FA and the UDP home port, which is
  * also how a peer reaches the endpoint; PIDonFEP and resource index follow
- * from the port by the SES rule (uet/ses/ses.h).
+ * from the port by the SES rule (uet/addr.h).
  *
  * FI_FORMAT_UNSPEC: a fixed 32-byte, big-endian layout (fi_uet.7):
  *   0  'U' 'E'    magic (never a valid sa_family, so formats never mix up)
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "uet/ses/ses.h"
+#include "uet/addr.h"
 #include "uetp.h"
 
 static void put16(uint8_t *p, uint16_t v)
@@ -150,8 +150,8 @@ ssize_t uetp_addr_decode(const void *buf, size_t len, struct uetp_name *n)
 	default:
 		return -FI_EINVAL;
 	}
-	n->pid_on_fep = uet_ses_addr_pid(&n->addr);
-	n->resource_index = uet_ses_addr_ri(&n->addr);
+	n->pid_on_fep = uet_addr_pid(&n->addr);
+	n->resource_index = uet_addr_ri(&n->addr);
 	return n->addr.af == UET_AF_INET ? (ssize_t)sizeof(sin) :
 					   (ssize_t)sizeof(sin6);
 }
@@ -160,8 +160,8 @@ void uetp_addr_name(struct uetp_name *n, const struct uet_addr *a,
 			 uint32_t job_id)
 {
 	n->addr = *a;
-	n->pid_on_fep = uet_ses_addr_pid(a);
-	n->resource_index = uet_ses_addr_ri(a);
+	n->pid_on_fep = uet_addr_pid(a);
+	n->resource_index = uet_addr_ri(a);
 	n->job_id = job_id;
 }
 

@@ -1,7 +1,7 @@
 /* fi_ops_atomic and fi_query_atomic.
  *
- * A libfabric atomic is one UET atomic request (ses-and-libfabric-mapping
- * §4.8): a single-packet ATOMIC (base), FETCHING_ATOMIC (fetch) or a
+ * A libfabric atomic is one UET atomic request (docs/choices.md
+ * §6.3): a single-packet ATOMIC (base), FETCHING_ATOMIC (fetch) or a
  * FETCHING_ATOMIC with a compare-and-swap opcode (compare), carrying the
  * UET atomic opcode and datatype in the atomic extension header, the
  * mem_key and the remote address. Which op/datatype pairs work, and how
@@ -206,7 +206,7 @@ int uetp_atomic_query(struct fid_domain *domain, enum fi_datatype dt,
 		      enum fi_op op, struct fi_atomic_attr *attr,
 		      uint64_t flags)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	unsigned kind = UETP_AMO_BASE;
 	size_t n;
@@ -314,7 +314,7 @@ static ssize_t uetp_amo_post(struct uetp_ep *ep, const struct uetp_amo_args *a)
 	op.type = a->kind == UETP_AMO_BASE ? UET_OP_ATOMIC :
 		  a->kind == UETP_AMO_FETCH ? UET_OP_FETCH_ATOMIC :
 		  UET_OP_CMP_ATOMIC;
-	op.flags = uetp_rma_opf(a->flags);
+	op.flags = uetp_post_tx_opf(a->flags);
 	op.iov = iov;
 	op.iov_count = no_operand ? 0 : msg->iov_count;
 	op.cq_data = msg->data;
@@ -330,15 +330,18 @@ static ssize_t uetp_amo_post(struct uetp_ep *ep, const struct uetp_amo_args *a)
 		op.compare_iov = cmp;
 		op.compare_count = a->compare_count;
 	}
-	if (!ep->av || uetp_av_get(ep->av, msg->addr, &op.peer))
-		return -FI_EINVAL;
+	ret = uetp_post_peer(ep, msg->addr, &op);
+	if (ret)
+		return ret;
 	return uetp_rma_submit(ep, &op, a->flags, msg->context,
 			       (uint8_t)a->kind);
 }
 
+/* An alias's FI_REMOTE_CQ_DATA is not for atomics: they carry no header
+ * data. */
 static uint64_t uetp_amo_tx_flags(struct fid_ep *ep_fid)
 {
-	return uetp_container_of(ep_fid, struct uetp_ep, fid)->tx_op_flags;
+	return uetp_alias_tx_flags(ep_fid) & ~(uint64_t)FI_REMOTE_CQ_DATA;
 }
 
 static ssize_t uetp_amo(struct fid_ep *ep_fid, unsigned kind,
@@ -347,7 +350,7 @@ static ssize_t uetp_amo(struct fid_ep *ep_fid, unsigned kind,
 			struct fi_ioc *result, size_t result_count,
 			uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_amo_args a = {
 		.kind = kind,
 		.msg = msg,
@@ -542,7 +545,7 @@ static ssize_t uetp_atomic_compwrite(struct fid_ep *ep, const void *buf,
 static int uetp_atomic_valid(struct fid_ep *ep_fid, enum fi_datatype dt,
 			     enum fi_op op, size_t *count, unsigned kind)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	size_t n;
 
 	if (!count || !uetp_atomic_args_ok(dt, op))

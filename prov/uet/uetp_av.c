@@ -303,7 +303,7 @@ static int uetp_av_insert(struct fid_av *av_fid, const void *addr,
 			  size_t count, fi_addr_t *fi_addr, uint64_t flags,
 			  void *context)
 {
-	struct uetp_av *av = uetp_container_of(av_fid, struct uetp_av, fid);
+	struct uetp_av *av = uet_container_of(av_fid, struct uetp_av, fid);
 	struct uetp_av_batch b = {
 		.fi_addr = fi_addr,
 		.errors = (flags & FI_SYNC_ERR) ? context : NULL,
@@ -339,7 +339,7 @@ static int uetp_av_insertsvc(struct fid_av *av_fid, const char *node,
 			     const char *service, fi_addr_t *fi_addr,
 			     uint64_t flags, void *context)
 {
-	struct uetp_av *av = uetp_container_of(av_fid, struct uetp_av, fid);
+	struct uetp_av *av = uet_container_of(av_fid, struct uetp_av, fid);
 	struct uetp_av_batch b = {
 		.fi_addr = fi_addr,
 		.errors = (flags & FI_SYNC_ERR) ? context : NULL,
@@ -369,7 +369,7 @@ static int uetp_av_insertsym(struct fid_av *av_fid, const char *node,
 			     size_t svccnt, fi_addr_t *fi_addr,
 			     uint64_t flags, void *context)
 {
-	struct uetp_av *av = uetp_container_of(av_fid, struct uetp_av, fid);
+	struct uetp_av *av = uet_container_of(av_fid, struct uetp_av, fid);
 	struct uetp_av_batch b = {
 		.fi_addr = fi_addr,
 		.errors = (flags & FI_SYNC_ERR) ? context : NULL,
@@ -414,7 +414,7 @@ static int uetp_av_insertsym(struct fid_av *av_fid, const char *node,
 static int uetp_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 			  size_t count, uint64_t flags)
 {
-	struct uetp_av *av = uetp_container_of(av_fid, struct uetp_av, fid);
+	struct uetp_av *av = uet_container_of(av_fid, struct uetp_av, fid);
 	int ret = 0;
 
 	if (flags)
@@ -441,7 +441,7 @@ static int uetp_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
 static int uetp_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr,
 			  void *addr, size_t *addrlen)
 {
-	struct uetp_av *av = uetp_container_of(av_fid, struct uetp_av, fid);
+	struct uetp_av *av = uet_container_of(av_fid, struct uetp_av, fid);
 	uint8_t tmp[UETP_ADDR_LEN > sizeof(struct sockaddr_in6) ?
 		    UETP_ADDR_LEN : sizeof(struct sockaddr_in6)];
 	struct uetp_name n;
@@ -483,7 +483,7 @@ static const char *uetp_av_straddr(struct fid_av *av_fid, const void *addr,
 
 static int uetp_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	struct uetp_av *av = uetp_container_of(fid, struct uetp_av, fid.fid);
+	struct uetp_av *av = uet_container_of(fid, struct uetp_av, fid.fid);
 
 	if (flags)
 		return -FI_EBADFLAGS;
@@ -491,14 +491,14 @@ static int uetp_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		return -FI_EINVAL;
 	if (av->eq)
 		return -FI_EALREADY;
-	av->eq = uetp_container_of(bfid, struct uetp_eq, fid.fid);
+	av->eq = uet_container_of(bfid, struct uetp_eq, fid.fid);
 	atomic_fetch_add(&av->eq->ref, 1);
 	return 0;
 }
 
 static int uetp_av_close(struct fid *fid)
 {
-	struct uetp_av *av = uetp_container_of(fid, struct uetp_av, fid.fid);
+	struct uetp_av *av = uet_container_of(fid, struct uetp_av, fid.fid);
 
 	if (atomic_load(&av->ref))
 		return -FI_EBUSY;
@@ -666,7 +666,7 @@ static struct fi_ops_av uetp_av_ops = {
 int uetp_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		 struct fid_av **avp, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	char path[UETP_AV_NAME_MAX + 16];
 	struct uetp_av *av;

@@ -26,7 +26,7 @@ void uetp_cntr_inc_err(struct uetp_cntr *cntr)
 
 static uint64_t uetp_cntr_read(struct fid_cntr *cntr_fid)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
 	uetp_progress_set_poll(&cntr->eps);
@@ -37,7 +37,7 @@ static uint64_t uetp_cntr_read(struct fid_cntr *cntr_fid)
 
 static uint64_t uetp_cntr_readerr(struct fid_cntr *cntr_fid)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
 	uetp_progress_set_poll(&cntr->eps);
@@ -48,7 +48,7 @@ static uint64_t uetp_cntr_readerr(struct fid_cntr *cntr_fid)
 
 static int uetp_cntr_add(struct fid_cntr *cntr_fid, uint64_t value)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
 	atomic_fetch_add(&cntr->value, value);
@@ -60,7 +60,7 @@ static int uetp_cntr_add(struct fid_cntr *cntr_fid, uint64_t value)
 
 static int uetp_cntr_set(struct fid_cntr *cntr_fid, uint64_t value)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
 	atomic_store(&cntr->value, value);
@@ -72,7 +72,7 @@ static int uetp_cntr_set(struct fid_cntr *cntr_fid, uint64_t value)
 
 static int uetp_cntr_adderr(struct fid_cntr *cntr_fid, uint64_t value)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
 	atomic_fetch_add(&cntr->err, value);
@@ -83,7 +83,7 @@ static int uetp_cntr_adderr(struct fid_cntr *cntr_fid, uint64_t value)
 
 static int uetp_cntr_seterr(struct fid_cntr *cntr_fid, uint64_t value)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 
 	atomic_store(&cntr->err, value);
@@ -97,7 +97,7 @@ static int uetp_cntr_seterr(struct fid_cntr *cntr_fid, uint64_t value)
 static int uetp_cntr_wait(struct fid_cntr *cntr_fid, uint64_t threshold,
 			  int timeout)
 {
-	struct uetp_cntr *cntr = uetp_container_of(cntr_fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(cntr_fid, struct uetp_cntr,
 						   fid);
 	uet_time deadline = timeout < 0 ? UET_TIME_NONE :
 			    uetp_now() + (uet_time)timeout * UET_MSEC;
@@ -141,7 +141,7 @@ bool uetp_cntr_is(const struct fid *fid)
 
 static int uetp_cntr_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_cntr *cntr = uetp_container_of(fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(fid, struct uetp_cntr,
 						   fid.fid);
 
 	switch (command) {
@@ -170,7 +170,7 @@ static int uetp_cntr_control(struct fid *fid, int command, void *arg)
 
 static int uetp_cntr_close(struct fid *fid)
 {
-	struct uetp_cntr *cntr = uetp_container_of(fid, struct uetp_cntr,
+	struct uetp_cntr *cntr = uet_container_of(fid, struct uetp_cntr,
 						   fid.fid);
 
 	if (atomic_load(&cntr->ref))
@@ -208,7 +208,7 @@ static struct fi_ops_cntr uetp_cntr_ops = {
 int uetp_cntr_open(struct fid_domain *domain, struct fi_cntr_attr *attr,
 		   struct fid_cntr **cntrp, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	struct fi_cntr_attr def = {
 		.events = FI_CNTR_EVENTS_COMP,

@@ -162,7 +162,7 @@ static ssize_t uetp_cq_take(struct uetp_cq *cq, void *buf, size_t count,
 static ssize_t uetp_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 				fi_addr_t *src_addr)
 {
-	struct uetp_cq *cq = uetp_container_of(cq_fid, struct uetp_cq, fid);
+	struct uetp_cq *cq = uet_container_of(cq_fid, struct uetp_cq, fid);
 
 	if (cq->wait)
 		atomic_store(&cq->wait->armed, false);
@@ -189,7 +189,7 @@ static ssize_t uetp_cq_read(struct fid_cq *cq_fid, void *buf, size_t count)
 static ssize_t uetp_cq_readerr(struct fid_cq *cq_fid,
 			       struct fi_cq_err_entry *buf, uint64_t flags)
 {
-	struct uetp_cq *cq = uetp_container_of(cq_fid, struct uetp_cq, fid);
+	struct uetp_cq *cq = uet_container_of(cq_fid, struct uetp_cq, fid);
 	bool new_api = !FI_VERSION_LT(cq->domain->api_version,
 				      FI_VERSION(1, 5));
 	struct uetp_cq_entry *e;
@@ -235,7 +235,7 @@ static ssize_t uetp_cq_sreadfrom(struct fid_cq *cq_fid, void *buf,
 				 size_t count, fi_addr_t *src_addr,
 				 const void *cond, int timeout)
 {
-	struct uetp_cq *cq = uetp_container_of(cq_fid, struct uetp_cq, fid);
+	struct uetp_cq *cq = uet_container_of(cq_fid, struct uetp_cq, fid);
 	uet_time deadline = timeout < 0 ? UET_TIME_NONE :
 			    uetp_now() + (uet_time)timeout * UET_MSEC;
 	size_t threshold = 1;
@@ -290,7 +290,7 @@ static ssize_t uetp_cq_sread(struct fid_cq *cq_fid, void *buf, size_t count,
 
 static int uetp_cq_signal(struct fid_cq *cq_fid)
 {
-	struct uetp_cq *cq = uetp_container_of(cq_fid, struct uetp_cq, fid);
+	struct uetp_cq *cq = uet_container_of(cq_fid, struct uetp_cq, fid);
 
 	atomic_store(&cq->signaled, true);
 	if (cq->wait)
@@ -302,7 +302,7 @@ static const char *uetp_cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 				    const void *err_data, char *buf,
 				    size_t len)
 {
-	struct uetp_cq *cq = uetp_container_of(cq_fid, struct uetp_cq, fid);
+	struct uetp_cq *cq = uet_container_of(cq_fid, struct uetp_cq, fid);
 
 	if (!buf || !len) {
 		buf = cq->errbuf;
@@ -313,7 +313,7 @@ static const char *uetp_cq_strerror(struct fid_cq *cq_fid, int prov_errno,
 
 static int uetp_cq_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_cq *cq = uetp_container_of(fid, struct uetp_cq, fid.fid);
+	struct uetp_cq *cq = uet_container_of(fid, struct uetp_cq, fid.fid);
 
 	switch (command) {
 	case FI_GETWAIT:
@@ -330,7 +330,7 @@ static int uetp_cq_control(struct fid *fid, int command, void *arg)
 
 static int uetp_cq_close(struct fid *fid)
 {
-	struct uetp_cq *cq = uetp_container_of(fid, struct uetp_cq, fid.fid);
+	struct uetp_cq *cq = uet_container_of(fid, struct uetp_cq, fid.fid);
 
 	if (atomic_load(&cq->ref))
 		return -FI_EBUSY;
@@ -369,7 +369,7 @@ static struct fi_ops_cq uetp_cq_ops = {
 int uetp_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		 struct fid_cq **cqp, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	struct uetp_cq *cq;
 	int ret;

@@ -3,7 +3,7 @@
  *
  * A DGRAM endpoint is the same struct uetp_ep over the same engine,
  * opened with cfg.uud: every send is one UUD datagram (uet/ses/cless.c),
- * at most uet_ses_dgram_max(mtu) bytes (max_msg_size; longer ones are
+ * at most uet_fep_dgram_max(mtu) bytes (max_msg_size; longer ones are
  * refused with -FI_EMSGSIZE at post), complete once handed to the socket,
  * unacknowledged, unordered (msg_order none), possibly lost or duplicated
  * by the network. Receives match posted untagged receives in order; the
@@ -20,7 +20,7 @@
  */
 #include <string.h>
 
-#include "uet/ses/ses.h"
+#include "uet/fep.h"
 #include "uetp.h"
 
 #define UETP_DGRAM_TX_OP_FLAGS	(FI_COMPLETION | FI_INJECT | \
@@ -55,7 +55,7 @@ const char *uetp_dgram_check(const struct fi_info *h)
 
 size_t uetp_dgram_max(const struct uetp_iface *ifc)
 {
-	return uet_ses_dgram_max(uetp_iface_mtu(ifc));
+	return uet_fep_dgram_max(uetp_iface_mtu(ifc));
 }
 
 int uetp_dgram_info(struct fi_info *fi, const struct fi_info *h,

@@ -7,12 +7,13 @@
 
 static int uetp_domain_close(struct fid *fid)
 {
-	struct uetp_domain *dom = uetp_container_of(fid, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(fid, struct uetp_domain,
 						    fid.fid);
 
 	if (atomic_load(&dom->ref))
 		return -FI_EBUSY;
 	uetp_progress_stop(dom);
+	uetp_rescue_stop(dom);
 	if (dom->eq)
 		atomic_fetch_sub(&dom->eq->ref, 1);
 	atomic_fetch_sub(&dom->fabric->ref, 1);
@@ -27,7 +28,7 @@ static int uetp_domain_close(struct fid *fid)
 
 static int uetp_domain_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	struct uetp_domain *dom = uetp_container_of(fid, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(fid, struct uetp_domain,
 						    fid.fid);
 	struct uetp_eq *eq;
 
@@ -38,7 +39,7 @@ static int uetp_domain_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		return -FI_EBADFLAGS;
 	if (dom->eq)
 		return -FI_EALREADY;
-	eq = uetp_container_of(bfid, struct uetp_eq, fid.fid);
+	eq = uet_container_of(bfid, struct uetp_eq, fid.fid);
 	dom->eq = eq;
 	atomic_fetch_add(&eq->ref, 1);
 	return 0;
@@ -118,7 +119,7 @@ static int uetp_domain_iface(const struct fi_info *info,
 int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		     struct fid_domain **domp, void *context)
 {
-	struct uetp_fabric *fab = uetp_container_of(fabric, struct uetp_fabric,
+	struct uetp_fabric *fab = uet_container_of(fabric, struct uetp_fabric,
 						    fid);
 	uint32_t version = fabric->api_version ? fabric->api_version :
 			   UETP_FI_VERSION;
@@ -157,13 +158,13 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	/* FI_THREAD_DOMAIN: the application serialises everything in the
 	 * domain, so no locks unless our own thread runs too */
 	dom->locking = !(da->threading == FI_THREAD_DOMAIN &&
-			 !uetp_env.progress_thread);
+			 !uetp_env.progress_thread && !uetp_env.rescue_ms);
 	dom->mtu = uetp_iface_mtu(&dom->iface);
 	dom->mr_mode = uetp_mr_mode_bits(version, (uint64_t)da->mr_mode);
 	atomic_init(&dom->ref, 0);
 	pthread_mutex_init(&dom->lock, NULL);
-	uetp_dlist_init(&dom->eps);
-	uetp_dlist_init(&dom->mrs);
+	uet_list_init(&dom->eps);
+	uet_list_init(&dom->mrs);
 	uetp_trigger_init(&dom->trig);
 
 	dom->fid.fid.fclass = FI_CLASS_DOMAIN;
@@ -172,11 +173,12 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->fid.ops = &uetp_domain_ops;
 	dom->fid.mr = &uetp_mr_ops;
 
-	if (uetp_env.progress_thread) {
+	if (uetp_env.progress_thread)
 		ret = uetp_progress_start(dom);
-		if (ret)
-			goto err2;
-	}
+	else if (uetp_env.rescue_ms)
+		ret = uetp_rescue_start(dom);
+	if (ret)
+		goto err2;
 	atomic_fetch_add(&fab->ref, 1);
 	*domp = &dom->fid;
 	return 0;

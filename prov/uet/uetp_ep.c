@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "uet/err.h"
-#include "uet/ses/ses.h"
 #include "uet/udp.h"
 #include "uetp.h"
 
@@ -117,6 +116,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)s.ret_tx, (unsigned long long)s.ret_rx,
 		(unsigned long long)s.rma_rx,
 		(unsigned long long)s.rma_refused);
+	UETP_STATS_PUT(" rescues %llu", (unsigned long long)ep->rescues);
 	if (ep->impair)
 		UETP_STATS_PUT(" impair_dropped %llu impair_dup %llu "
 			"impair_reordered %llu",
@@ -161,7 +161,7 @@ static void uetp_ep_release_reqs(struct uetp_ep *ep)
 
 int uetp_ep_close(struct fid *fid)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 
 	/* triggered operations still waiting must not outlive us */
 	uetp_trigger_ep_close(ep);
@@ -235,7 +235,7 @@ static int uetp_ep_ops_flag(struct uetp_ep *ep, uint64_t *flags, bool set)
 
 int uetp_ep_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 
 	switch (command) {
 	case FI_ENABLE:
@@ -254,7 +254,7 @@ int uetp_ep_control(struct fid *fid, int command, void *arg)
 
 static int uetp_ep_getname(fid_t fid, void *addr, size_t *addrlen)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 	uint8_t tmp[UETP_ADDR_LEN > sizeof(struct sockaddr_in6) ?
 		    UETP_ADDR_LEN : sizeof(struct sockaddr_in6)];
 	size_t len;
@@ -277,7 +277,7 @@ static int uetp_ep_getname(fid_t fid, void *addr, size_t *addrlen)
 
 static int uetp_ep_setname(fid_t fid, void *addr, size_t addrlen)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 	struct uet_addr any = { 0 };
 	struct uetp_name n;
 	int ret;
@@ -303,7 +303,7 @@ static int uetp_ep_setname(fid_t fid, void *addr, size_t addrlen)
 
 ssize_t uetp_ep_cancel(fid_t fid, void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 	ssize_t ret = -FI_ENOENT;
 
 	if (!ep->enabled)
@@ -327,7 +327,7 @@ ssize_t uetp_ep_cancel(fid_t fid, void *context)
 static int uetp_ep_getopt(fid_t fid, int level, int optname, void *optval,
 			  size_t *optlen)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 
 	if (level != FI_OPT_ENDPOINT)
 		return -FI_ENOPROTOOPT;
@@ -345,7 +345,7 @@ static int uetp_ep_getopt(fid_t fid, int level, int optname, void *optval,
 static int uetp_ep_setopt(fid_t fid, int level, int optname,
 			  const void *optval, size_t optlen)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 
 	if (level != FI_OPT_ENDPOINT)
 		return -FI_ENOPROTOOPT;
@@ -370,7 +370,7 @@ static size_t uetp_free_count(const struct uetp_req *r)
 
 static ssize_t uetp_ep_rx_size_left(struct fid_ep *ep_fid)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uet_container_of(ep_fid, struct uetp_ep, fid);
 	size_t a, b;
 
 	if (!ep->enabled)
@@ -384,7 +384,7 @@ static ssize_t uetp_ep_rx_size_left(struct fid_ep *ep_fid)
 
 static ssize_t uetp_ep_tx_size_left(struct fid_ep *ep_fid)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uet_container_of(ep_fid, struct uetp_ep, fid);
 	size_t a, b;
 
 	if (!ep->enabled)
@@ -459,7 +459,7 @@ int uetp_ep_open(struct fid_domain *domain, struct fi_info *info,
 int uetp_ep_create(struct fid_domain *domain, struct fi_info *info,
 		   struct fid_ep **epp, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	struct uetp_impair_cfg icfg;
 	struct uetp_name src;
@@ -487,7 +487,7 @@ int uetp_ep_create(struct fid_domain *domain, struct fi_info *info,
 		return -FI_ENOMEM;
 	ep->domain = dom;
 	ep->timer_fd = -1;
-	uetp_dlist_init(&ep->dom_entry);
+	uet_list_init(&ep->dom_entry);
 	ep->info = fi_dupinfo(info);
 	if (!ep->info) {
 		ret = -FI_ENOMEM;

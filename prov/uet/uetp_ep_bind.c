@@ -66,21 +66,21 @@ void uetp_ep_unhook_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr)
 void uetp_ep_unhook(struct uetp_ep *ep)
 {
 	struct uetp_cntr **slots[UETP_EP_CNTRS];
-	struct uetp_dlist *e;
+	struct uet_list *e;
 
 	pthread_mutex_lock(&ep->domain->lock);
 	/* counters of MRs make progress on every endpoint (their remote
 	 * events come through any of them); a context was never hooked */
 	for (e = ep->domain->mrs.next; !ep->base && e != &ep->domain->mrs;
 	     e = e->next) {
-		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
+		struct uetp_mr *mr = uet_container_of(e, struct uetp_mr,
 						       dom_entry);
 
 		if (mr->cntr)
 			uetp_ep_unhook_cntr(ep, mr->cntr);
 	}
 	if (!ep->base) {
-		uetp_dlist_remove(&ep->dom_entry);
+		uet_list_del(&ep->dom_entry);
 		ep->domain->eps_gen++;
 		uetp_mr_ep_close(ep);
 	}
@@ -157,7 +157,7 @@ static int uetp_ep_bind_cntr(struct uetp_ep *ep, struct uetp_cntr *cntr,
 
 int uetp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(fid, struct uetp_ep, fid.fid);
+	struct uetp_ep *ep = uet_container_of(fid, struct uetp_ep, fid.fid);
 	struct uetp_av *av;
 	struct uetp_eq *eq;
 
@@ -165,30 +165,30 @@ int uetp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		return -FI_EOPBADSTATE;
 	switch (bfid->fclass) {
 	case FI_CLASS_AV:
-		av = uetp_container_of(bfid, struct uetp_av, fid.fid);
+		av = uet_container_of(bfid, struct uetp_av, fid.fid);
 		if (ep->av || av->domain != ep->domain)
 			return -FI_EINVAL;
 		ep->av = av;
 		atomic_fetch_add(&av->ref, 1);
 		return 0;
 	case FI_CLASS_CQ:
-		return uetp_ep_bind_cq(ep, uetp_container_of(bfid,
+		return uetp_ep_bind_cq(ep, uet_container_of(bfid,
 				       struct uetp_cq, fid.fid), flags);
 	case FI_CLASS_CNTR:
-		return uetp_ep_bind_cntr(ep, uetp_container_of(bfid,
+		return uetp_ep_bind_cntr(ep, uet_container_of(bfid,
 					 struct uetp_cntr, fid.fid), flags);
 	case FI_CLASS_EQ:
 		if (ep->eq)
 			return -FI_EINVAL;
-		eq = uetp_container_of(bfid, struct uetp_eq, fid.fid);
+		eq = uet_container_of(bfid, struct uetp_eq, fid.fid);
 		ep->eq = eq;
 		atomic_fetch_add(&eq->ref, 1);
 		return 0;
 	case FI_CLASS_SRX_CTX:
-		return uetp_srx_bind_ep(ep, uetp_container_of(bfid,
+		return uetp_srx_bind_ep(ep, uet_container_of(bfid,
 					struct uetp_srx, fid.fid));
 	case FI_CLASS_STX_CTX:
-		return uetp_stx_bind_ep(ep, uetp_container_of(bfid,
+		return uetp_stx_bind_ep(ep, uet_container_of(bfid,
 					struct uetp_stx, fid.fid));
 	}
 	return -FI_EINVAL;
@@ -199,18 +199,18 @@ int uetp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 static int uetp_ep_enable_domain(struct uetp_ep *ep)
 {
 	struct uetp_domain *dom = ep->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 	int ret;
 
 	ret = uetp_mr_ep_enable(ep);
 	for (e = dom->mrs.next; !ret && e != &dom->mrs; e = e->next) {
-		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
+		struct uetp_mr *mr = uet_container_of(e, struct uetp_mr,
 						       dom_entry);
 
 		if (mr->cntr)
 			ret = uetp_ep_hook_cntr(ep, mr->cntr);
 	}
-	uetp_dlist_insert_tail(&dom->eps, &ep->dom_entry);
+	uet_list_add_tail(&dom->eps, &ep->dom_entry);
 	dom->eps_gen++;
 	return ret;
 }
@@ -254,7 +254,7 @@ int uetp_ep_enable(struct uetp_ep *ep)
 	if (!ret && !ep->base)
 		ret = uetp_ep_enable_domain(ep);
 	else if (!ep->base)
-		uetp_dlist_insert_tail(&ep->domain->eps, &ep->dom_entry);
+		uet_list_add_tail(&ep->domain->eps, &ep->dom_entry);
 	pthread_mutex_unlock(&ep->domain->lock);
 	ep->enabled = true;
 	if (ret) {

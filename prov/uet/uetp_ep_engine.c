@@ -6,39 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/addr.h"
 #include "uet/err.h"
-#include "uet/ses/ses.h"
+#include "uet/rand.h"
 #include "uet/rawip.h"
 #include "uet/udp.h"
 #include "uetp.h"
 
 /* ---- engine callbacks ---- */
 
-static uint64_t uetp_xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
 static void uetp_ep_rand(void *user, void *buf, size_t len)
 {
 	struct uetp_ep *ep = user;
-	uint8_t *p = buf;
-	uint64_t r;
 
-	while (len) {
-		size_t n = len < sizeof(r) ? len : sizeof(r);
-
-		r = uetp_xorshift(&ep->rand_state);
-		memcpy(p, &r, n);
-		p += n;
-		len -= n;
-	}
+	uet_rand_fill(&ep->rand_state, buf, len);
 }
 
 static void uetp_ep_trace(void *user, int dir, const struct uet_pkt_info *pi,
@@ -71,12 +52,13 @@ static void uetp_req_free(struct uetp_ep *ep, struct uetp_req *req)
 	}
 }
 
-struct uetp_req *uetp_ep_req_tx(struct uetp_ep *ep)
+struct uetp_req *uetp_ep_req_get(struct uetp_ep *ep, bool tx)
 {
-	struct uetp_req *r = ep->tx_free;
+	struct uetp_req **list = tx ? &ep->tx_free : &ep->rx_free;
+	struct uetp_req *r = *list;
 
 	if (r) {
-		ep->tx_free = r->next;
+		*list = r->next;
 		r->next = NULL;
 	}
 	return r;
@@ -310,6 +292,26 @@ static int uetp_ep_ip_open(struct uetp_ep *ep, struct uet_net **netp)
 	return ret;
 }
 
+/* The port of FI_UET_TRANSPORT: uetp_hooks.port_open unless a test
+ * replaced it. */
+int uetp_ep_port_open(struct uetp_ep *ep, uint16_t exact,
+		      struct uet_net **netp)
+{
+	int ret;
+
+	if (uetp_env.transport == UETP_TRANSPORT_IP) {
+		ret = exact ? UET_ERR_INVAL : uetp_ep_ip_open(ep, netp);
+		if (ret)
+			return ret == UET_ERR_INVAL ? -FI_EINVAL :
+			       ret == UET_ERR_IO ? -FI_EPERM : uetp_errno(ret);
+		return 0;
+	}
+	ret = uetp_ep_udp_open(ep, exact, netp);
+	if (ret)
+		return ret == UET_ERR_INVAL ? -FI_EADDRINUSE : uetp_errno(ret);
+	return 0;
+}
+
 /* The engine on cfg, in the secure domain of FI_UET_KEY_FILE if any:
  * its keys live on this stack only until the engine has its copy. */
 static int uetp_ep_fep_open(struct uetp_ep *ep,
@@ -362,20 +364,12 @@ int uetp_ep_engine_open(struct uetp_ep *ep, uint16_t exact)
 	struct uet_fep *fep = NULL;
 	int ret;
 
-	if (uetp_env.transport == UETP_TRANSPORT_IP) {
-		ret = exact ? UET_ERR_INVAL : uetp_ep_ip_open(ep, &net);
-		if (ret)
-			return ret == UET_ERR_INVAL ? -FI_EINVAL :
-			       ret == UET_ERR_IO ? -FI_EPERM : uetp_errno(ret);
-	} else {
-		ret = uetp_ep_udp_open(ep, exact, &net);
-		if (ret)
-			return ret == UET_ERR_INVAL ? -FI_EADDRINUSE :
-			       uetp_errno(ret);
-	}
+	ret = uetp_hooks.port_open(ep, exact, &net);
+	if (ret)
+		return ret;
 	cfg.local = net->local;
-	cfg.pid_on_fep = uet_ses_addr_pid(&cfg.local);
-	cfg.resource_index = uet_ses_addr_ri(&cfg.local);
+	cfg.pid_on_fep = uet_addr_pid(&cfg.local);
+	cfg.resource_index = uet_addr_ri(&cfg.local);
 	ret = uetp_ep_fep_open(ep, &cfg, &cb, &fep);
 	if (ret) {
 		net->ops->close(net);

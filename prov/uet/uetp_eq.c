@@ -52,7 +52,7 @@ int uetp_eq_post(struct uetp_eq *eq, uint32_t event, const void *buf,
 static ssize_t uetp_eq_read(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 			    size_t len, uint64_t flags)
 {
-	struct uetp_eq *eq = uetp_container_of(eq_fid, struct uetp_eq, fid);
+	struct uetp_eq *eq = uet_container_of(eq_fid, struct uetp_eq, fid);
 	struct uetp_eq_entry *e;
 	ssize_t ret;
 
@@ -85,7 +85,7 @@ static ssize_t uetp_eq_read(struct fid_eq *eq_fid, uint32_t *event, void *buf,
 static ssize_t uetp_eq_readerr(struct fid_eq *eq_fid,
 			       struct fi_eq_err_entry *buf, uint64_t flags)
 {
-	struct uetp_eq *eq = uetp_container_of(eq_fid, struct uetp_eq, fid);
+	struct uetp_eq *eq = uet_container_of(eq_fid, struct uetp_eq, fid);
 	uint32_t v = eq->fabric->fid.api_version;
 	bool new_api = !v || !FI_VERSION_LT(v, FI_VERSION(1, 5));
 	struct uetp_eq_entry *e;
@@ -121,7 +121,7 @@ static ssize_t uetp_eq_readerr(struct fid_eq *eq_fid,
 static ssize_t uetp_eq_write(struct fid_eq *eq_fid, uint32_t event,
 			     const void *buf, size_t len, uint64_t flags)
 {
-	struct uetp_eq *eq = uetp_container_of(eq_fid, struct uetp_eq, fid);
+	struct uetp_eq *eq = uet_container_of(eq_fid, struct uetp_eq, fid);
 	int ret;
 
 	(void)flags;
@@ -135,7 +135,7 @@ static ssize_t uetp_eq_sread(struct fid_eq *eq_fid, uint32_t *event,
 			     void *buf, size_t len, int timeout,
 			     uint64_t flags)
 {
-	struct uetp_eq *eq = uetp_container_of(eq_fid, struct uetp_eq, fid);
+	struct uetp_eq *eq = uet_container_of(eq_fid, struct uetp_eq, fid);
 	uet_time deadline = timeout < 0 ? UET_TIME_NONE :
 			    uetp_now() + (uet_time)timeout * UET_MSEC;
 	ssize_t ret;
@@ -159,7 +159,7 @@ static const char *uetp_eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 				    const void *err_data, char *buf,
 				    size_t len)
 {
-	struct uetp_eq *eq = uetp_container_of(eq_fid, struct uetp_eq, fid);
+	struct uetp_eq *eq = uet_container_of(eq_fid, struct uetp_eq, fid);
 
 	if (!buf || !len) {
 		buf = eq->errbuf;
@@ -170,7 +170,7 @@ static const char *uetp_eq_strerror(struct fid_eq *eq_fid, int prov_errno,
 
 static int uetp_eq_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_eq *eq = uetp_container_of(fid, struct uetp_eq, fid.fid);
+	struct uetp_eq *eq = uet_container_of(fid, struct uetp_eq, fid.fid);
 
 	switch (command) {
 	case FI_GETWAIT:
@@ -187,7 +187,7 @@ static int uetp_eq_control(struct fid *fid, int command, void *arg)
 
 static int uetp_eq_close(struct fid *fid)
 {
-	struct uetp_eq *eq = uetp_container_of(fid, struct uetp_eq, fid.fid);
+	struct uetp_eq *eq = uet_container_of(fid, struct uetp_eq, fid.fid);
 	struct uetp_eq_entry *e;
 
 	if (atomic_load(&eq->ref))
@@ -225,7 +225,7 @@ static struct fi_ops_eq uetp_eq_ops = {
 int uetp_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 		 struct fid_eq **eqp, void *context)
 {
-	struct uetp_fabric *fab = uetp_container_of(fabric, struct uetp_fabric,
+	struct uetp_fabric *fab = uet_container_of(fabric, struct uetp_fabric,
 						    fid);
 	struct uetp_eq *eq;
 	int ret;

@@ -7,7 +7,7 @@
 
 static int uetp_fabric_close(struct fid *fid)
 {
-	struct uetp_fabric *fab = uetp_container_of(fid, struct uetp_fabric,
+	struct uetp_fabric *fab = uet_container_of(fid, struct uetp_fabric,
 						    fid.fid);
 
 	if (atomic_load(&fab->ref))
@@ -78,15 +78,15 @@ int uetp_fabric_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 	for (int i = 0; i < count; i++) {
 		switch (fids[i]->fclass) {
 		case FI_CLASS_CQ:
-			ret = uetp_trywait_cq(uetp_container_of(fids[i],
+			ret = uetp_trywait_cq(uet_container_of(fids[i],
 					struct uetp_cq, fid.fid));
 			break;
 		case FI_CLASS_CNTR:
-			ret = uetp_trywait_cntr(uetp_container_of(fids[i],
+			ret = uetp_trywait_cntr(uet_container_of(fids[i],
 					struct uetp_cntr, fid.fid));
 			break;
 		case FI_CLASS_EQ:
-			ret = uetp_trywait_eq(uetp_container_of(fids[i],
+			ret = uetp_trywait_eq(uet_container_of(fids[i],
 					struct uetp_eq, fid.fid));
 			break;
 		case FI_CLASS_WAIT:

@@ -1,22 +1,13 @@
 /* FI_UET_IMPAIR: a misbehaving network for tests, applied by the progress
  * loop to received packets: drop, duplicate, or hold back (reorder).
- * Seeded, so a run can be repeated; the same draws are taken for every
- * packet whatever the outcome. */
+ * The decision is the mem port's (uet/impair.h), from a stream seeded
+ * here, so a run can be repeated; what is ours is the syntax and the
+ * hold queue that stands in for a delay on a real port. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/impair.h"
 #include "uetp.h"
-
-static uint64_t uetp_impair_next(uint64_t *s)
-{
-	uint64_t x = *s;		/* xorshift64* */
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
 
 static int uetp_impair_rate(const char *v, size_t len, uint32_t *ppm)
 {
@@ -30,7 +21,7 @@ static int uetp_impair_rate(const char *v, size_t len, uint32_t *ppm)
 	d = strtod(buf, &end);
 	if (*end || d < 0.0 || d > 1.0)
 		return -FI_EINVAL;
-	*ppm = (uint32_t)(d * 1e6 + 0.5);
+	*ppm = (uint32_t)(d * UET_IMPAIR_PPM + 0.5);
 	return 0;
 }
 
@@ -87,8 +78,10 @@ int uetp_impair_open(struct uetp_impair **impp,
 	imp = calloc(1, sizeof(*imp));
 	if (!imp)
 		return -FI_ENOMEM;
-	imp->cfg = *cfg;
-	imp->state = cfg->seed ? cfg->seed : 1;
+	imp->odds.drop_ppm = cfg->drop_ppm;
+	imp->odds.dup_ppm = cfg->dup_ppm;
+	imp->odds.reorder_ppm = cfg->reorder_ppm;
+	imp->rng = cfg->seed;
 	for (unsigned i = 0; i < UETP_IMPAIR_HOLD; i++) {
 		imp->hold[i].buf = malloc(UETP_PKT_MAX);
 		if (!imp->hold[i].buf) {
@@ -112,18 +105,7 @@ void uetp_impair_close(struct uetp_impair *imp)
 
 unsigned uetp_impair_pick(struct uetp_impair *imp)
 {
-	uint32_t d = (uint32_t)(uetp_impair_next(&imp->state) % 1000000);
-	uint32_t u = (uint32_t)(uetp_impair_next(&imp->state) % 1000000);
-	uint32_t r = (uint32_t)(uetp_impair_next(&imp->state) % 1000000);
-	unsigned act = 0;
-
-	if (d < imp->cfg.drop_ppm)
-		act |= UETP_IMPAIR_DROP;
-	if (u < imp->cfg.dup_ppm)
-		act |= UETP_IMPAIR_DUP;
-	if (r < imp->cfg.reorder_ppm)
-		act |= UETP_IMPAIR_REORDER;
-	return act;
+	return uet_impair_pick(&imp->odds, &imp->rng, imp->seq++);
 }
 
 bool uetp_impair_hold(struct uetp_impair *imp, const struct uet_net_msg *m)

@@ -46,17 +46,28 @@ struct uetp_env uetp_env = {
 	.rx_size = UETP_DEFAULT_RX_SIZE,
 	.rndv_threshold = UETP_DEFAULT_RNDV_THRESHOLD,
 	.poll_spin_us = UETP_DEFAULT_POLL_SPIN_US,
+	.rescue_ms = UETP_DEFAULT_RESCUE_MS,
 	.udp_gso = 1,
 	.loss_infer = 1,
 	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
 };
 
-uet_time uetp_now(void)
+uet_time uetp_clock_monotonic(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uet_time)ts.tv_sec * UET_SEC + (uet_time)ts.tv_nsec;
+}
+
+struct uetp_hooks uetp_hooks = {
+	.port_open = uetp_ep_port_open,
+	.now = uetp_clock_monotonic,
+};
+
+uet_time uetp_now(void)
+{
+	return uetp_hooks.now();
 }
 
 static char *uetp_env_str(const char *name)
@@ -148,6 +159,12 @@ static void uetp_define_params(void)
 	fi_param_define(&uetp_prov, "progress_thread", FI_PARAM_BOOL,
 		"Run a progress thread per domain and advertise "
 		"FI_PROGRESS_AUTO data progress (default: 0)");
+	fi_param_define(&uetp_prov, "rescue_ms", FI_PARAM_INT,
+		"Without a progress thread, a thread per domain runs the "
+		"progress of endpoints the application has not driven for "
+		"this many milliseconds, so that lost packets are resent and "
+		"peers answered while it is away from libfabric; 0: never "
+		"(default: %d)", UETP_DEFAULT_RESCUE_MS);
 	fi_param_define(&uetp_prov, "allow_layering", FI_PARAM_BOOL,
 		"Let libfabric utility providers (ofi_rxm, ofi_rxd, ...) "
 		"layer over uet (default: 0)");
@@ -358,6 +375,7 @@ static void uetp_read_params(void)
 	uetp_env_bool("rudi", &uetp_env.rudi);
 	uetp_env_size("unexp_max", 0, SIZE_MAX, &uetp_env.unexp_max);
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
+	uetp_env_int("rescue_ms", 0, 10000, &uetp_env.rescue_ms);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);

@@ -180,10 +180,10 @@ static bool uetp_mr_domain_scope(const struct uetp_mr *mr)
 }
 
 /* Endpoints whose engine holds mr; domain->lock held. */
-static void uetp_mr_dereg_all(struct uetp_mr *mr, struct uetp_dlist *upto)
+static void uetp_mr_dereg_all(struct uetp_mr *mr, struct uet_list *upto)
 {
 	struct uetp_domain *dom = mr->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 
 	if (!mr->enabled || !uetp_mr_remote(mr))
 		return;
@@ -193,20 +193,20 @@ static void uetp_mr_dereg_all(struct uetp_mr *mr, struct uetp_dlist *upto)
 		return;
 	}
 	for (e = dom->eps.next; e != &dom->eps && e != upto; e = e->next)
-		uetp_mr_engine_dereg(mr, uetp_container_of(e, struct uetp_ep,
+		uetp_mr_engine_dereg(mr, uet_container_of(e, struct uetp_ep,
 							   dom_entry));
 }
 
 static int uetp_mr_reg_all(struct uetp_mr *mr)
 {
 	struct uetp_domain *dom = mr->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 	int ret;
 
 	if (!uetp_mr_remote(mr))
 		return 0;
 	for (e = dom->eps.next; e != &dom->eps; e = e->next) {
-		ret = uetp_mr_engine_reg(mr, uetp_container_of(e,
+		ret = uetp_mr_engine_reg(mr, uet_container_of(e,
 					 struct uetp_ep, dom_entry));
 		if (ret) {
 			uetp_mr_dereg_all(mr, e);
@@ -219,11 +219,11 @@ static int uetp_mr_reg_all(struct uetp_mr *mr)
 int uetp_mr_ep_enable(struct uetp_ep *ep)
 {
 	struct uetp_domain *dom = ep->domain;
-	struct uetp_dlist *e, *f;
+	struct uet_list *e, *f;
 	int ret;
 
 	for (e = dom->mrs.next; e != &dom->mrs; e = e->next) {
-		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
+		struct uetp_mr *mr = uet_container_of(e, struct uetp_mr,
 						       dom_entry);
 
 		if (!mr->enabled || !uetp_mr_remote(mr) ||
@@ -236,7 +236,7 @@ int uetp_mr_ep_enable(struct uetp_ep *ep)
 	return 0;
 err:
 	for (f = dom->mrs.next; f != e; f = f->next) {
-		struct uetp_mr *mr = uetp_container_of(f, struct uetp_mr,
+		struct uetp_mr *mr = uet_container_of(f, struct uetp_mr,
 						       dom_entry);
 
 		if (mr->enabled && uetp_mr_remote(mr) &&
@@ -249,10 +249,10 @@ err:
 void uetp_mr_ep_close(struct uetp_ep *ep)
 {
 	struct uetp_domain *dom = ep->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 
 	for (e = dom->mrs.next; e != &dom->mrs; e = e->next) {
-		struct uetp_mr *mr = uetp_container_of(e, struct uetp_mr,
+		struct uetp_mr *mr = uet_container_of(e, struct uetp_mr,
 						       dom_entry);
 
 		if (mr->ep == ep) {
@@ -270,11 +270,11 @@ void uetp_mr_ep_close(struct uetp_ep *ep)
 static int uetp_mr_cntr_hook(struct uetp_mr *mr)
 {
 	struct uetp_domain *dom = mr->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 	int ret;
 
 	for (e = dom->eps.next; e != &dom->eps; e = e->next) {
-		ret = uetp_ep_hook_cntr(uetp_container_of(e, struct uetp_ep,
+		ret = uetp_ep_hook_cntr(uet_container_of(e, struct uetp_ep,
 					dom_entry), mr->cntr);
 		if (ret)
 			return ret;
@@ -286,12 +286,12 @@ static int uetp_mr_cntr_hook(struct uetp_mr *mr)
 static bool uetp_mr_cntr_needed(struct uetp_mr *mr, struct uetp_ep *ep)
 {
 	struct uetp_domain *dom = mr->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 
 	if (uetp_ep_binds_cntr(ep, mr->cntr))
 		return true;
 	for (e = dom->mrs.next; e != &dom->mrs; e = e->next) {
-		struct uetp_mr *m = uetp_container_of(e, struct uetp_mr,
+		struct uetp_mr *m = uet_container_of(e, struct uetp_mr,
 						      dom_entry);
 
 		if (m != mr && m->cntr == mr->cntr)
@@ -303,10 +303,10 @@ static bool uetp_mr_cntr_needed(struct uetp_mr *mr, struct uetp_ep *ep)
 static void uetp_mr_cntr_unhook(struct uetp_mr *mr)
 {
 	struct uetp_domain *dom = mr->domain;
-	struct uetp_dlist *e;
+	struct uet_list *e;
 
 	for (e = dom->eps.next; e != &dom->eps; e = e->next) {
-		struct uetp_ep *ep = uetp_container_of(e, struct uetp_ep,
+		struct uetp_ep *ep = uet_container_of(e, struct uetp_ep,
 						       dom_entry);
 
 		if (!uetp_mr_cntr_needed(mr, ep))
@@ -318,7 +318,7 @@ static void uetp_mr_cntr_unhook(struct uetp_mr *mr)
 
 static int uetp_mr_close(struct fid *fid)
 {
-	struct uetp_mr *mr = uetp_container_of(fid, struct uetp_mr,
+	struct uetp_mr *mr = uet_container_of(fid, struct uetp_mr,
 					       mr_fid.fid);
 	struct uetp_domain *dom = mr->domain;
 
@@ -326,7 +326,7 @@ static int uetp_mr_close(struct fid *fid)
 	uetp_mr_dereg_all(mr, NULL);
 	if (mr->cntr)
 		uetp_mr_cntr_unhook(mr);
-	uetp_dlist_remove(&mr->dom_entry);
+	uet_list_del(&mr->dom_entry);
 	uetp_mr_hash_del(dom, mr);
 	pthread_mutex_unlock(&dom->lock);
 	if (mr->cntr)
@@ -338,7 +338,7 @@ static int uetp_mr_close(struct fid *fid)
 
 static int uetp_mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	struct uetp_mr *mr = uetp_container_of(fid, struct uetp_mr,
+	struct uetp_mr *mr = uet_container_of(fid, struct uetp_mr,
 					       mr_fid.fid);
 	struct uetp_domain *dom = mr->domain;
 	struct uetp_cntr *cntr;
@@ -350,7 +350,7 @@ static int uetp_mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	pthread_mutex_lock(&dom->lock);
 	switch (bfid->fclass) {
 	case FI_CLASS_EP:
-		ep = uetp_container_of(bfid, struct uetp_ep, fid.fid);
+		ep = uet_container_of(bfid, struct uetp_ep, fid.fid);
 		if (flags)
 			ret = -FI_EBADFLAGS;
 		else if (uetp_mr_domain_scope(mr) || ep->domain != dom ||
@@ -362,7 +362,7 @@ static int uetp_mr_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 			mr->ep = ep;
 		break;
 	case FI_CLASS_CNTR:
-		cntr = uetp_container_of(bfid, struct uetp_cntr, fid.fid);
+		cntr = uet_container_of(bfid, struct uetp_cntr, fid.fid);
 		if (!flags || (flags & ~(uint64_t)UETP_MR_REMOTE))
 			ret = -FI_EBADFLAGS;
 		else if (cntr->domain != dom || mr->cntr)
@@ -405,7 +405,7 @@ out:
 
 static int uetp_mr_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_mr *mr = uetp_container_of(fid, struct uetp_mr,
+	struct uetp_mr *mr = uet_container_of(fid, struct uetp_mr,
 					       mr_fid.fid);
 
 	(void)arg;
@@ -517,7 +517,7 @@ static int uetp_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 
 	if (!fid || fid->fclass != FI_CLASS_DOMAIN || !attr || !mrp)
 		return -FI_EINVAL;
-	dom = uetp_container_of(fid, struct uetp_domain, fid.fid);
+	dom = uet_container_of(fid, struct uetp_domain, fid.fid);
 	ret = uetp_mr_check(dom, attr, flags);
 	if (ret)
 		return ret;
@@ -529,7 +529,7 @@ static int uetp_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 	mr->flags = flags;
 	mr->base = attr->mr_iov[0].iov_base;
 	mr->len = attr->mr_iov[0].iov_len;
-	uetp_dlist_init(&mr->dom_entry);
+	uet_list_init(&mr->dom_entry);
 	mr->mr_fid.fid.fclass = FI_CLASS_MR;
 	mr->mr_fid.fid.context = attr->context;
 	mr->mr_fid.fid.ops = &uetp_mr_fi_ops;
@@ -545,7 +545,7 @@ static int uetp_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 			goto err;
 		mr->enabled = true;
 	}
-	uetp_dlist_insert_tail(&dom->mrs, &mr->dom_entry);
+	uet_list_add_tail(&dom->mrs, &mr->dom_entry);
 	pthread_mutex_unlock(&dom->lock);
 	atomic_fetch_add(&dom->ref, 1);
 	*mrp = &mr->mr_fid;

@@ -1,4 +1,6 @@
-/* fi_ops_msg, and the one post path shared with fi_ops_tagged.
+/* fi_ops_msg, and the one post path: fi_ops_tagged, fi_ops_rma and
+ * fi_ops_atomic end in it too, with only their own checks and op fields
+ * in their files.
  *
  * Every operation carries a struct uetp_req as the engine's context: it
  * remembers the application's context, whether it wants a completion
@@ -6,35 +8,12 @@
  * CQ entry reserved for it. The engine is always asked to report success
  * too, because counters count every completed operation.
  *
- * -FI_EAGAIN is returned only after progress ran (libfabric-provider.md
- * §2.4: MPI retries without reading its CQ).
+ * -FI_EAGAIN is returned only after progress ran (docs/architecture.md
+ * §8.7: MPI retries without reading its CQ).
  */
 #include <string.h>
 
 #include "uetp.h"
-
-static struct uetp_req *uetp_req_get(struct uetp_ep *ep, bool tx)
-{
-	struct uetp_req **list = tx ? &ep->tx_free : &ep->rx_free;
-	struct uetp_req *r = *list;
-
-	if (r) {
-		*list = r->next;
-		r->next = NULL;
-	}
-	return r;
-}
-
-static void uetp_req_put(struct uetp_ep *ep, struct uetp_req *r, bool tx)
-{
-	struct uetp_req **list = tx ? &ep->tx_free : &ep->rx_free;
-
-	r->in_use = false;
-	r->claimed = false;
-	r->reserved = false;
-	r->next = *list;
-	*list = r;
-}
 
 static struct uetp_req *uetp_req_claimed(struct uetp_ep *ep, void *context)
 {
@@ -79,99 +58,133 @@ void uetp_post_rx_flags(uint64_t f, size_t min_multi_recv, struct uet_op *op)
 		op->flags |= UET_OPF_DISCARD;
 }
 
-static int uetp_post_op(struct uetp_ep *ep, const struct uetp_post *p,
-			struct uet_op *op, struct uet_iov *iov, size_t *total)
+uint32_t uetp_post_tx_opf(uint64_t flags)
 {
-	bool tx = p->type == UET_OP_SEND || p->type == UET_OP_TSEND;
-	uint64_t f = p->flags;
+	uint32_t f = UET_OPF_COMPLETION;
 
+	if (flags & FI_INJECT)
+		f |= UET_OPF_INJECT;
+	if (flags & FI_REMOTE_CQ_DATA)
+		f |= UET_OPF_CQ_DATA;
+	if (flags & FI_DELIVERY_COMPLETE)
+		f |= UET_OPF_DELIVERY;
+	if (flags & FI_FENCE)
+		f |= UET_OPF_FENCE;
+	return f;
+}
+
+int uetp_post_peer(struct uetp_ep *ep, fi_addr_t addr, struct uet_op *op)
+{
+	return !ep->av || uetp_av_get(ep->av, addr, &op->peer) ?
+	       -FI_EINVAL : 0;
+}
+
+int uetp_post_tx_op(struct uetp_ep *ep, const struct uetp_post *p,
+		    struct uet_op *op, struct uet_iov *iov, size_t *total)
+{
 	if (p->count > ep->iov_limit || (p->count && !p->iov))
 		return -FI_EINVAL;
 	*total = uetp_post_op_base(p, op, iov);
-	if (tx) {
-		if (f & FI_INJECT) {
-			if (*total > ep->inject_size)
-				return -FI_EMSGSIZE;
-			op->flags |= UET_OPF_INJECT;
-		}
-		if (f & FI_REMOTE_CQ_DATA) {
-			op->flags |= UET_OPF_CQ_DATA;
-			op->cq_data = p->data;
-		}
-		if (f & FI_DELIVERY_COMPLETE)
-			op->flags |= UET_OPF_DELIVERY;
-		if (!ep->av || uetp_av_get(ep->av, p->addr, &op->peer))
-			return -FI_EINVAL;
-		/* fi_rx_addr: a scalable peer's receive context */
-		op->rx_ctx = uetp_av_rx_ctx(ep->av, p->addr);
-		return 0;
-	}
+	if ((p->flags & FI_INJECT) && *total > ep->inject_size)
+		return -FI_EMSGSIZE;
+	op->flags = uetp_post_tx_opf(p->flags);
+	op->cq_data = p->data;
+	return uetp_post_peer(ep, p->addr, op);
+}
+
+static int uetp_post_rx_op(struct uetp_ep *ep, const struct uetp_post *p,
+			   struct uet_op *op, struct uet_iov *iov)
+{
+	if (p->count > ep->iov_limit || (p->count && !p->iov))
+		return -FI_EINVAL;
+	(void)uetp_post_op_base(p, op, iov);
 	op->rx_ctx = ep->rx_index;
-	uetp_post_rx_flags(f, ep->min_multi_recv, op);
+	uetp_post_rx_flags(p->flags, ep->min_multi_recv, op);
 	/* fi_msg.3: src_addr counts only with FI_DIRECTED_RECV */
 	if (!(ep->caps & FI_DIRECTED_RECV) || p->addr == FI_ADDR_UNSPEC) {
 		op->flags |= UET_OPF_PEER_ANY;
-	} else if (!ep->av || uetp_av_get(ep->av, p->addr, &op->peer)) {
-		return -FI_EINVAL;
+		return 0;
 	}
+	return uetp_post_peer(ep, p->addr, op);
+}
+
+/* The counter an operation counts in (fi_endpoint.3: FI_WRITE counts
+ * writes and base atomics, FI_READ reads, fetching and compare atomics). */
+static struct uetp_cntr *uetp_post_cntr(const struct uetp_ep *ep,
+					uint8_t type)
+{
+	switch (type) {
+	case UET_OP_SEND:
+	case UET_OP_TSEND:
+		return ep->tx_cntr;
+	case UET_OP_RECV:
+	case UET_OP_TRECV:
+		return ep->rx_cntr;
+	case UET_OP_WRITE:
+	case UET_OP_ATOMIC:
+		return ep->wr_cntr;
+	default:
+		return ep->rd_cntr;
+	}
+}
+
+/* The request of a post: a free one, or for FI_CLAIM alone the one an
+ * earlier FI_PEEK|FI_CLAIM reserved. ep->lock held. */
+static ssize_t uetp_post_req(struct uetp_ep *ep, bool tx, bool claim,
+			     void *context, struct uetp_req **reqp)
+{
+	struct uetp_req *req;
+
+	if (claim) {
+		req = uetp_req_claimed(ep, context);
+		if (!req)
+			return -FI_EINVAL;	/* nothing was peeked+claimed */
+		req->claimed = false;
+	} else {
+		req = uetp_ep_req_get(ep, tx);
+		if (!req) {
+			uetp_progress_ep(ep);
+			req = uetp_ep_req_get(ep, tx);
+		}
+		if (!req)
+			return -FI_EAGAIN;
+	}
+	*reqp = req;
 	return 0;
 }
 
-ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p)
+ssize_t uetp_post_submit(struct uetp_ep *ep, struct uet_op *op,
+			 uint64_t flags, void *context, uint8_t amo_kind)
 {
-	bool tx = p->type == UET_OP_SEND || p->type == UET_OP_TSEND;
-	struct uet_iov iov[UETP_IOV_LIMIT];
-	struct uetp_req *req = NULL;
-	/* FI_CLAIM alone takes what an earlier FI_PEEK|FI_CLAIM reserved */
-	bool claim = !tx && (p->flags & FI_CLAIM) && !(p->flags & FI_PEEK);
-	struct uet_op op;
-	size_t total;
+	bool tx = uetp_op_is_tx(op->type);
+	bool claim = !tx && (flags & FI_CLAIM) && !(flags & FI_PEEK);
+	struct uetp_req *req;
 	uet_time now;
-	int ret;
-
-	if (!ep->enabled)
-		return -FI_EOPBADSTATE;
-	if (p->flags & FI_TRIGGER)
-		return uetp_trigger_msg(ep, p);
-	ret = uetp_post_op(ep, p, &op, iov, &total);
-	if (ret)
-		return ret;
+	ssize_t ret;
 
 	uetp_lock_acquire(&ep->lock);
 	/* A probe answers at once, and a CQ read that finds its answer runs
 	 * no progress (uetp_cq.c): receive what has arrived first, or a
 	 * probe loop would never see the message. */
-	if (p->flags & FI_PEEK)
+	if (flags & FI_PEEK)
 		uetp_progress_ep(ep);
-	if (claim) {
-		req = uetp_req_claimed(ep, p->context);
-		if (!req) {
-			uetp_lock_release(&ep->lock);
-			return -FI_EINVAL;	/* nothing was peeked+claimed */
-		}
-		req->claimed = false;
-	} else {
-		req = uetp_req_get(ep, tx);
-		if (!req) {
-			uetp_progress_ep(ep);
-			req = uetp_req_get(ep, tx);
-		}
-		if (!req) {
-			uetp_lock_release(&ep->lock);
-			return -FI_EAGAIN;
-		}
+	ret = uetp_post_req(ep, tx, claim, context, &req);
+	if (ret) {
+		uetp_lock_release(&ep->lock);
+		return ret;
 	}
 	req->in_use = true;
-	req->context = p->context;
-	req->type = p->type;
-	req->flags = p->flags;
-	req->peek = !!(p->flags & FI_PEEK);
+	req->context = context;
+	req->type = op->type;
+	req->amo_kind = amo_kind;
+	req->flags = flags;
+	req->peek = !!(flags & FI_PEEK);
 	req->cq = tx ? ep->tx_cq : ep->rx_cq;
-	req->cntr = tx ? ep->tx_cntr : ep->rx_cntr;
+	req->cntr = uetp_post_cntr(ep, op->type);
 	/* a peek always answers (fi_tagged.3); fi_inject never does */
-	req->want_comp = !(p->flags & UETP_INJECT_OP) &&
+	req->want_comp = !(flags & UETP_INJECT_OP) &&
 			 (!(tx ? ep->tx_selective : ep->rx_selective) ||
-			  (p->flags & (FI_COMPLETION | FI_PEEK)));
+			  (flags & (FI_COMPLETION | FI_PEEK)));
 	req->reserved = false;
 	if (req->cq) {
 		if (uetp_cq_reserve(req->cq)) {
@@ -180,19 +193,19 @@ ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p)
 		}
 		req->reserved = true;
 	}
-	op.context = req;
+	op->context = req;
 
 	now = uetp_now();
-	ret = uet_fep_post(ep->fep, &op, now);
+	ret = uet_fep_post(ep->fep, op, now);
 	if (ret == UET_ERR_AGAIN) {
 		uetp_progress_ep(ep);
 		now = uetp_now();
-		ret = uet_fep_post(ep->fep, &op, now);
+		ret = uet_fep_post(ep->fep, op, now);
 	}
 	if (ret) {
 		if (req->reserved)
 			uetp_cq_unreserve(req->cq);
-		ret = uetp_errno(ret);
+		ret = uetp_errno((int)ret);
 		goto fail;
 	}
 	/* send now rather than at the next progress call */
@@ -206,10 +219,32 @@ fail:
 		req->claimed = true;	/* still waiting for its FI_CLAIM */
 		req->reserved = false;
 	} else {
-		uetp_req_put(ep, req, tx);
+		uetp_ep_req_put(ep, req);
 	}
 	uetp_lock_release(&ep->lock);
 	return ret;
+}
+
+ssize_t uetp_msg_post(struct uetp_ep *ep, const struct uetp_post *p)
+{
+	struct uet_iov iov[UETP_IOV_LIMIT];
+	struct uet_op op;
+	size_t total;
+	int ret;
+
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (p->flags & FI_TRIGGER)
+		return uetp_trigger_msg(ep, p);
+	ret = uetp_op_is_tx(p->type) ?
+	      uetp_post_tx_op(ep, p, &op, iov, &total) :
+	      uetp_post_rx_op(ep, p, &op, iov);
+	if (ret)
+		return ret;
+	/* fi_rx_addr: a scalable peer's receive context */
+	if (uetp_op_is_tx(p->type))
+		op.rx_ctx = uetp_av_rx_ctx(ep->av, p->addr);
+	return uetp_post_submit(ep, &op, p->flags, p->context, UETP_AMO_NONE);
 }
 
 /* ---- fi_ops_msg ---- */
@@ -217,7 +252,7 @@ fail:
 static ssize_t uetp_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 			    uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_RECV,
 		.iov = msg->msg_iov,
@@ -234,14 +269,14 @@ static ssize_t uetp_recvv(struct fid_ep *ep_fid, const struct iovec *iov,
 			  void **desc, size_t count, fi_addr_t src_addr,
 			  void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_RECV,
 		.iov = iov,
 		.count = count,
 		.addr = src_addr,
 		.context = context,
-		.flags = ep->rx_op_flags,
+		.flags = uetp_alias_rx_flags(ep_fid),
 	};
 
 	(void)desc;
@@ -259,7 +294,7 @@ static ssize_t uetp_recv(struct fid_ep *ep_fid, void *buf, size_t len,
 static ssize_t uetp_sendmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 			    uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_SEND,
 		.iov = msg->msg_iov,
@@ -277,7 +312,7 @@ static ssize_t uetp_send_common(struct fid_ep *ep_fid, const void *buf,
 				size_t len, uint64_t data, fi_addr_t dest,
 				void *context, uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct uetp_post p = {
 		.type = UET_OP_SEND,
@@ -296,14 +331,14 @@ static ssize_t uetp_sendv(struct fid_ep *ep_fid, const struct iovec *iov,
 			  void **desc, size_t count, fi_addr_t dest_addr,
 			  void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_SEND,
 		.iov = iov,
 		.count = count,
 		.addr = dest_addr,
 		.context = context,
-		.flags = ep->tx_op_flags,
+		.flags = uetp_alias_tx_flags(ep_fid),
 	};
 
 	(void)desc;
@@ -313,11 +348,9 @@ static ssize_t uetp_sendv(struct fid_ep *ep_fid, const struct iovec *iov,
 static ssize_t uetp_send(struct fid_ep *ep_fid, const void *buf, size_t len,
 			 void *desc, fi_addr_t dest_addr, void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
-
 	(void)desc;
 	return uetp_send_common(ep_fid, buf, len, 0, dest_addr, context,
-				ep->tx_op_flags);
+				uetp_alias_tx_flags(ep_fid));
 }
 
 static ssize_t uetp_inject(struct fid_ep *ep_fid, const void *buf, size_t len,
@@ -331,11 +364,10 @@ static ssize_t uetp_senddata(struct fid_ep *ep_fid, const void *buf,
 			     size_t len, void *desc, uint64_t data,
 			     fi_addr_t dest_addr, void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
-
 	(void)desc;
 	return uetp_send_common(ep_fid, buf, len, data, dest_addr, context,
-				ep->tx_op_flags | FI_REMOTE_CQ_DATA);
+				uetp_alias_tx_flags(ep_fid) |
+				FI_REMOTE_CQ_DATA);
 }
 
 static ssize_t uetp_injectdata(struct fid_ep *ep_fid, const void *buf,

@@ -22,9 +22,9 @@ static struct uetp_epset *uetp_poll_eps(struct fid *fid)
 {
 	switch (fid->fclass) {
 	case FI_CLASS_CQ:
-		return &uetp_container_of(fid, struct uetp_cq, fid.fid)->eps;
+		return &uet_container_of(fid, struct uetp_cq, fid.fid)->eps;
 	case FI_CLASS_CNTR:
-		return &uetp_container_of(fid, struct uetp_cntr,
+		return &uet_container_of(fid, struct uetp_cntr,
 					  fid.fid)->eps;
 	}
 	return NULL;
@@ -34,10 +34,10 @@ static struct uetp_domain *uetp_poll_domain(struct fid *fid)
 {
 	switch (fid->fclass) {
 	case FI_CLASS_CQ:
-		return uetp_container_of(fid, struct uetp_cq,
+		return uet_container_of(fid, struct uetp_cq,
 					 fid.fid)->domain;
 	case FI_CLASS_CNTR:
-		return uetp_container_of(fid, struct uetp_cntr,
+		return uet_container_of(fid, struct uetp_cntr,
 					 fid.fid)->domain;
 	}
 	return NULL;
@@ -49,10 +49,10 @@ bool uetp_poll_ready(struct fid *fid)
 
 	switch (fid->fclass) {
 	case FI_CLASS_CQ:
-		return uetp_cq_count(uetp_container_of(fid, struct uetp_cq,
+		return uetp_cq_count(uet_container_of(fid, struct uetp_cq,
 						       fid.fid)) > 0;
 	case FI_CLASS_CNTR:
-		cntr = uetp_container_of(fid, struct uetp_cntr, fid.fid);
+		cntr = uet_container_of(fid, struct uetp_cntr, fid.fid);
 		return atomic_load(&cntr->value) != cntr->last_read ||
 		       atomic_load(&cntr->err) != cntr->last_err;
 	}
@@ -91,7 +91,7 @@ bool uetp_poll_arm(struct fid *fid)
 
 static int uetp_poll_poll(struct fid_poll *fid, void **context, int count)
 {
-	struct uetp_poll *ps = uetp_container_of(fid, struct uetp_poll, fid);
+	struct uetp_poll *ps = uet_container_of(fid, struct uetp_poll, fid);
 	int n = 0;
 
 	if (count < 0 || (count && !context))
@@ -113,9 +113,9 @@ static atomic_int *uetp_poll_ref(struct fid *fid)
 {
 	switch (fid->fclass) {
 	case FI_CLASS_CQ:
-		return &uetp_container_of(fid, struct uetp_cq, fid.fid)->ref;
+		return &uet_container_of(fid, struct uetp_cq, fid.fid)->ref;
 	case FI_CLASS_CNTR:
-		return &uetp_container_of(fid, struct uetp_cntr,
+		return &uet_container_of(fid, struct uetp_cntr,
 					  fid.fid)->ref;
 	}
 	return NULL;
@@ -124,7 +124,7 @@ static atomic_int *uetp_poll_ref(struct fid *fid)
 static int uetp_poll_add(struct fid_poll *fid, struct fid *event_fid,
 			 uint64_t flags)
 {
-	struct uetp_poll *ps = uetp_container_of(fid, struct uetp_poll, fid);
+	struct uetp_poll *ps = uet_container_of(fid, struct uetp_poll, fid);
 	struct fid **m;
 	int ret = 0;
 
@@ -162,7 +162,7 @@ out:
 static int uetp_poll_del(struct fid_poll *fid, struct fid *event_fid,
 			 uint64_t flags)
 {
-	struct uetp_poll *ps = uetp_container_of(fid, struct uetp_poll, fid);
+	struct uetp_poll *ps = uet_container_of(fid, struct uetp_poll, fid);
 	int ret = -FI_EINVAL;
 
 	if (flags)
@@ -182,7 +182,7 @@ static int uetp_poll_del(struct fid_poll *fid, struct fid *event_fid,
 
 static int uetp_poll_close(struct fid *fid)
 {
-	struct uetp_poll *ps = uetp_container_of(fid, struct uetp_poll,
+	struct uetp_poll *ps = uet_container_of(fid, struct uetp_poll,
 						 fid.fid);
 
 	for (size_t i = 0; i < ps->count; i++)
@@ -214,7 +214,7 @@ static struct fi_ops_poll uetp_poll_ops = {
 int uetp_poll_open(struct fid_domain *domain, struct fi_poll_attr *attr,
 		   struct fid_poll **pollset)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	struct uetp_poll *ps;
 

@@ -1,7 +1,7 @@
 /* THE I/O loop (style.md §5.2): the only place that moves packets between
  * the UDP port and the engine.
  *
- *   now = CLOCK_MONOTONIC -> batch recv -> uet_fep_recv each
+ *   now = uetp_now() -> batch recv -> uet_fep_recv each
  *   -> uet_fep_handle_timeout if due -> uet_fep_poll_tx into a batch
  *   until 0 -> send
  *
@@ -191,11 +191,16 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 bool uetp_progress_ep(struct uetp_ep *ep)
 {
 	uet_time now = uetp_now();
-	bool busy;
-	int n;
 
 	ep = uetp_ep_io(ep);
-	busy = ep->tx_off != ep->tx_pending;
+	ep->polled_at = now;
+	return uetp_progress_io(ep, now);
+}
+
+bool uetp_progress_io(struct uetp_ep *ep, uet_time now)
+{
+	bool busy = ep->tx_off != ep->tx_pending;
+	int n;
 
 	if (!ep->fep)
 		return false;
@@ -371,12 +376,12 @@ static void uetp_progress_sync_fds(struct uetp_domain *dom)
 {
 	struct uetp_progress *pg = dom->prog;
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct uetp_dlist *e;
+	struct uet_list *e;
 	size_t n = 0;
 	int fds[64];
 
 	for (e = dom->eps.next; e != &dom->eps && n < 64; e = e->next) {
-		struct uetp_ep *ep = uetp_container_of(e, struct uetp_ep,
+		struct uetp_ep *ep = uet_container_of(e, struct uetp_ep,
 						       dom_entry);
 
 		fds[n++] = ep->net->ops->fd(ep->net);
@@ -396,7 +401,7 @@ static void *uetp_progress_main(void *arg)
 	struct uetp_domain *dom = arg;
 	struct uetp_progress *pg = dom->prog;
 	struct epoll_event ev[16];
-	struct uetp_dlist *e;
+	struct uet_list *e;
 	uet_time next, now, d;
 	bool pending, many = false;
 	uint64_t v;
@@ -411,7 +416,7 @@ static void *uetp_progress_main(void *arg)
 			pg->gen = dom->eps_gen;
 		}
 		for (e = dom->eps.next; e != &dom->eps; e = e->next) {
-			struct uetp_ep *ep = uetp_container_of(e,
+			struct uetp_ep *ep = uet_container_of(e,
 					struct uetp_ep, dom_entry);
 
 			uetp_lock_acquire(&ep->lock);

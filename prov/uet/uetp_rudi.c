@@ -17,13 +17,13 @@
 bool uetp_rudi_mr(const struct uetp_domain *dom, uint64_t access,
 		  uint64_t flags)
 {
-	const struct uetp_dlist *e;
+	const struct uet_list *e;
 
 	if (!uetp_env.rudi || !(access & (FI_REMOTE_READ | FI_REMOTE_WRITE)) ||
 	    (flags & FI_RMA_EVENT) || !(dom->mr_mode & FI_MR_PROV_KEY))
 		return false;
 	for (e = dom->eps.next; e != &dom->eps; e = e->next) {
-		const struct uetp_ep *ep = uetp_container_of(e, struct uetp_ep,
+		const struct uetp_ep *ep = uet_container_of(e, struct uetp_ep,
 							     dom_entry);
 
 		if (ep->rrd_cntr || ep->rwr_cntr)

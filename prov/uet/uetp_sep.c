@@ -50,25 +50,36 @@ static int uetp_sep_rx_ctx(struct fid_ep *sep, int index,
 			   struct fi_rx_attr *attr, struct fid_ep **rx_ep,
 			   void *context);
 
+/* A table whose sends are send's and whose receives are recv's. */
+static void uetp_sep_msg_ops(struct fi_ops_msg *t,
+			     const struct fi_ops_msg *send,
+			     const struct fi_ops_msg *recv)
+{
+	*t = *send;
+	t->recv = recv->recv;
+	t->recvv = recv->recvv;
+	t->recvmsg = recv->recvmsg;
+}
+
+static void uetp_sep_tagged_ops(struct fi_ops_tagged *t,
+				const struct fi_ops_tagged *send,
+				const struct fi_ops_tagged *recv)
+{
+	*t = *send;
+	t->recv = recv->recv;
+	t->recvv = recv->recvv;
+	t->recvmsg = recv->recvmsg;
+}
+
 /* A transmit context only sends, a receive context only receives. */
 static void uetp_sep_ops_init(void)
 {
-	uetp_sep_tx_msg = uetp_msg_ops;
-	uetp_sep_tx_msg.recv = uetp_enosys_msg.recv;
-	uetp_sep_tx_msg.recvv = uetp_enosys_msg.recvv;
-	uetp_sep_tx_msg.recvmsg = uetp_enosys_msg.recvmsg;
-	uetp_sep_rx_msg = uetp_enosys_msg;
-	uetp_sep_rx_msg.recv = uetp_msg_ops.recv;
-	uetp_sep_rx_msg.recvv = uetp_msg_ops.recvv;
-	uetp_sep_rx_msg.recvmsg = uetp_msg_ops.recvmsg;
-	uetp_sep_tx_tagged = uetp_tagged_ops;
-	uetp_sep_tx_tagged.recv = uetp_enosys_tagged.recv;
-	uetp_sep_tx_tagged.recvv = uetp_enosys_tagged.recvv;
-	uetp_sep_tx_tagged.recvmsg = uetp_enosys_tagged.recvmsg;
-	uetp_sep_rx_tagged = uetp_enosys_tagged;
-	uetp_sep_rx_tagged.recv = uetp_tagged_ops.recv;
-	uetp_sep_rx_tagged.recvv = uetp_tagged_ops.recvv;
-	uetp_sep_rx_tagged.recvmsg = uetp_tagged_ops.recvmsg;
+	uetp_sep_msg_ops(&uetp_sep_tx_msg, &uetp_msg_ops, &uetp_enosys_msg);
+	uetp_sep_msg_ops(&uetp_sep_rx_msg, &uetp_enosys_msg, &uetp_msg_ops);
+	uetp_sep_tagged_ops(&uetp_sep_tx_tagged, &uetp_tagged_ops,
+			    &uetp_enosys_tagged);
+	uetp_sep_tagged_ops(&uetp_sep_rx_tagged, &uetp_enosys_tagged,
+			    &uetp_tagged_ops);
 	uetp_sep_ep_ops = uetp_enosys_ep;
 	uetp_sep_ep_ops.getopt = uetp_ep_ops.getopt;
 	uetp_sep_ep_ops.setopt = uetp_ep_ops.setopt;
@@ -78,21 +89,23 @@ static void uetp_sep_ops_init(void)
 
 static struct uetp_ep *uetp_sep_ep(struct fid *fid)
 {
-	return uetp_container_of(fid, struct uetp_ep, fid.fid);
+	return uet_container_of(fid, struct uetp_ep, fid.fid);
+}
+
+/* Slot i of t's contexts, the transmit ones first, then the receive
+ * ones (i < tx_cnt + rx_cnt). */
+static struct uetp_ep **uetp_sep_slot(const struct uetp_sep *t, size_t i)
+{
+	return i < t->tx_cnt ? &t->tx[i] : &t->rx[i - t->tx_cnt];
 }
 
 void uetp_sep_engine_changed(struct uetp_ep *ep)
 {
 	struct uetp_sep *t = ep->sep;
 
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->tx_cnt; i++)
-		if (t->tx[i])
-			t->tx[i]->fep = ep->fep;
-	for (size_t i = 0; i < t->rx_cnt; i++)
-		if (t->rx[i])
-			t->rx[i]->fep = ep->fep;
+	for (size_t i = 0; t && i < t->tx_cnt + t->rx_cnt; i++)
+		if (*uetp_sep_slot(t, i))
+			(*uetp_sep_slot(t, i))->fep = ep->fep;
 }
 
 /* ---- contexts ---- */
@@ -137,9 +150,6 @@ static int uetp_sep_ctx_close(struct fid *fid)
 	struct uetp_ep *ctx = uetp_sep_ep(fid);
 	struct uetp_ep *base = ctx->base;
 	struct uetp_sep *t = base->sep;
-	struct uetp_ep **slot = fid->fclass == FI_CLASS_TX_CTX ?
-				&t->tx[0] : &t->rx[0];
-	size_t cnt = fid->fclass == FI_CLASS_TX_CTX ? t->tx_cnt : t->rx_cnt;
 
 	if (ctx->enabled)
 		uetp_ep_unhook(ctx);
@@ -161,9 +171,9 @@ static int uetp_sep_ctx_close(struct fid *fid)
 		if (r->in_use && !r->claimed && !uetp_op_is_tx(r->type))
 			(void)uet_fep_cancel(base->fep, r);
 	}
-	for (size_t i = 0; i < cnt; i++)
-		if (slot[i] == ctx)
-			slot[i] = NULL;
+	for (size_t i = 0; i < t->tx_cnt + t->rx_cnt; i++)
+		if (*uetp_sep_slot(t, i) == ctx)
+			*uetp_sep_slot(t, i) = NULL;
 	uetp_lock_release(&ctx->lock);
 	uetp_sep_ctx_unref(ctx);
 	if (!uetp_sep_ctx_busy(ctx)) {
@@ -231,20 +241,38 @@ static void uetp_sep_ctx_ops(struct uetp_ep *ctx, bool tx)
 	ctx->fid.collective = &uetp_enosys_collective;
 }
 
-/* One context of base: tx, or rx context `index` of the engine. */
+/* What fi_tx_attr or fi_rx_attr asks of a context. */
+struct uetp_sep_ctx_attr {
+	uint64_t caps, op_flags;
+	size_t size;
+};
+
+/* One context of base: tx, or rx context `index` of the engine; attr
+ * NULL takes the endpoint's. */
 static int uetp_sep_ctx_open(struct uetp_ep *base, int index, bool tx,
-			     uint64_t caps, uint64_t op_flags, size_t size,
+			     const struct uetp_sep_ctx_attr *attr,
 			     struct fid_ep **out, void *context)
 {
-	struct uetp_sep *t = base->sep;
+	uint64_t ok = tx ? UETP_TX_OP_FLAGS : UETP_RX_OP_FLAGS, caps = 0;
+	uint64_t op_flags = tx ? base->tx_op_flags : base->rx_op_flags;
+	size_t size = tx ? base->cfg.tx_depth : base->cfg.rx_depth;
+	size_t cnt = tx ? base->sep->tx_cnt : base->sep->rx_cnt;
 	struct uetp_ep **slot;
 	struct uetp_ep *ctx;
 	int ret;
 
-	if (!out || index < 0 ||
-	    (size_t)index >= (tx ? t->tx_cnt : t->rx_cnt))
+	if (attr) {
+		if ((attr->op_flags & ~ok) || attr->size > UETP_SIZE_MAX)
+			return -FI_EINVAL;
+		caps = attr->caps;
+		op_flags = attr->op_flags;
+		if (attr->size)
+			size = attr->size;
+	}
+	if (!out || index < 0 || (size_t)index >= cnt)
 		return -FI_EINVAL;
-	slot = tx ? &t->tx[index] : &t->rx[index];
+	slot = uetp_sep_slot(base->sep, tx ? (size_t)index :
+			     base->sep->tx_cnt + (size_t)index);
 	if (*slot)
 		return -FI_EBUSY;	/* open already */
 	ctx = calloc(1, sizeof(*ctx));
@@ -253,7 +281,7 @@ static int uetp_sep_ctx_open(struct uetp_ep *base, int index, bool tx,
 	ctx->domain = base->domain;
 	ctx->base = base;
 	ctx->timer_fd = -1;
-	uetp_dlist_init(&ctx->dom_entry);
+	uet_list_init(&ctx->dom_entry);
 	ctx->info = fi_dupinfo(base->info);
 	uetp_lock_init(&ctx->lock, base->domain->locking);
 	ctx->lock.to = &base->lock;
@@ -292,30 +320,20 @@ static int uetp_sep_tx_ctx(struct fid_ep *sep, int index,
 			   struct fi_tx_attr *attr, struct fid_ep **tx_ep,
 			   void *context)
 {
-	struct uetp_ep *base = uetp_sep_ep(&sep->fid);
-
-	if (attr && ((attr->op_flags & ~(uint64_t)UETP_TX_OP_FLAGS) ||
-		     attr->size > UETP_SIZE_MAX))
-		return -FI_EINVAL;
-	return uetp_sep_ctx_open(base, index, true, attr ? attr->caps : 0,
-				 attr ? attr->op_flags : base->tx_op_flags,
-				 attr && attr->size ? attr->size :
-				 base->cfg.tx_depth, tx_ep, context);
+	return uetp_sep_ctx_open(uetp_sep_ep(&sep->fid), index, true,
+				 attr ? &(struct uetp_sep_ctx_attr){
+					attr->caps, attr->op_flags, attr->size,
+				 } : NULL, tx_ep, context);
 }
 
 static int uetp_sep_rx_ctx(struct fid_ep *sep, int index,
 			   struct fi_rx_attr *attr, struct fid_ep **rx_ep,
 			   void *context)
 {
-	struct uetp_ep *base = uetp_sep_ep(&sep->fid);
-
-	if (attr && ((attr->op_flags & ~(uint64_t)UETP_RX_OP_FLAGS) ||
-		     attr->size > UETP_SIZE_MAX))
-		return -FI_EINVAL;
-	return uetp_sep_ctx_open(base, index, false, attr ? attr->caps : 0,
-				 attr ? attr->op_flags : base->rx_op_flags,
-				 attr && attr->size ? attr->size :
-				 base->cfg.rx_depth, rx_ep, context);
+	return uetp_sep_ctx_open(uetp_sep_ep(&sep->fid), index, false,
+				 attr ? &(struct uetp_sep_ctx_attr){
+					attr->caps, attr->op_flags, attr->size,
+				 } : NULL, rx_ep, context);
 }
 
 /* ---- the scalable endpoint ---- */
@@ -338,11 +356,8 @@ static int uetp_sep_close(struct fid *fid)
 	struct uetp_sep *t = ep->sep;
 	int ret;
 
-	for (size_t i = 0; i < t->tx_cnt; i++)
-		if (t->tx[i])
-			return -FI_EBUSY;
-	for (size_t i = 0; i < t->rx_cnt; i++)
-		if (t->rx[i])
+	for (size_t i = 0; i < t->tx_cnt + t->rx_cnt; i++)
+		if (*uetp_sep_slot(t, i))
 			return -FI_EBUSY;
 	/* the engine goes first: nothing completes into the closed
 	 * contexts kept for it */
@@ -380,7 +395,7 @@ static size_t uetp_sep_count(size_t n)
 int uetp_sep_open(struct fid_domain *domain, struct fi_info *info,
 		  struct fid_ep **sepp, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	size_t ntx, nrx;
 	struct uetp_sep *t;
@@ -413,7 +428,7 @@ int uetp_sep_open(struct fid_domain *domain, struct fi_info *info,
 		uetp_sep_table_free(t);
 		return ret;
 	}
-	ep = uetp_container_of(fid, struct uetp_ep, fid);
+	ep = uet_container_of(fid, struct uetp_ep, fid);
 	ep->sep = t;
 	/* one engine receive context (resource index) per rx context */
 	uetp_lock_acquire(&ep->lock);

@@ -28,7 +28,7 @@
 
 static struct uetp_srx *uetp_srx_of(struct fid_ep *fid)
 {
-	return uetp_container_of(fid, struct uetp_srx, fid);
+	return uet_container_of(fid, struct uetp_srx, fid);
 }
 
 static struct uetp_ep *uetp_srx_first(struct uetp_srx *srx)
@@ -274,7 +274,7 @@ static void uetp_srx_ops_init(void)
 
 static ssize_t uetp_srx_cancel(fid_t fid, void *context)
 {
-	struct uetp_srx *srx = uetp_container_of(fid, struct uetp_srx,
+	struct uetp_srx *srx = uet_container_of(fid, struct uetp_srx,
 						 fid.fid);
 	ssize_t ret = -FI_ENOENT;
 
@@ -295,7 +295,7 @@ static ssize_t uetp_srx_cancel(fid_t fid, void *context)
 static int uetp_srx_getopt(fid_t fid, int level, int optname, void *optval,
 			   size_t *optlen)
 {
-	struct uetp_srx *srx = uetp_container_of(fid, struct uetp_srx,
+	struct uetp_srx *srx = uet_container_of(fid, struct uetp_srx,
 						 fid.fid);
 
 	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV)
@@ -310,7 +310,7 @@ static int uetp_srx_getopt(fid_t fid, int level, int optname, void *optval,
 static int uetp_srx_setopt(fid_t fid, int level, int optname,
 			   const void *optval, size_t optlen)
 {
-	struct uetp_srx *srx = uetp_container_of(fid, struct uetp_srx,
+	struct uetp_srx *srx = uet_container_of(fid, struct uetp_srx,
 						 fid.fid);
 
 	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV)
@@ -353,7 +353,7 @@ static struct fi_ops_ep uetp_srx_ep_ops = {
 
 static int uetp_srx_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_srx *srx = uetp_container_of(fid, struct uetp_srx,
+	struct uetp_srx *srx = uet_container_of(fid, struct uetp_srx,
 						 fid.fid);
 	uint64_t *flags = arg;
 
@@ -375,7 +375,7 @@ static int uetp_srx_control(struct fid *fid, int command, void *arg)
 
 static int uetp_srx_close(struct fid *fid)
 {
-	struct uetp_srx *srx = uetp_container_of(fid, struct uetp_srx,
+	struct uetp_srx *srx = uet_container_of(fid, struct uetp_srx,
 						 fid.fid);
 
 	if (srx->neps)
@@ -404,7 +404,7 @@ static struct fi_ops uetp_srx_fi_ops = {
 int uetp_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 		  struct fid_ep **rx_ep, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	const struct fi_rx_attr *dflt = dom->info->rx_attr;
 	static const struct uet_callbacks cb = {

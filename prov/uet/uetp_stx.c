@@ -15,7 +15,7 @@
 
 static int uetp_stx_close(struct fid *fid)
 {
-	struct uetp_stx *stx = uetp_container_of(fid, struct uetp_stx,
+	struct uetp_stx *stx = uet_container_of(fid, struct uetp_stx,
 						 fid.fid);
 
 	if (atomic_load(&stx->ref))
@@ -38,7 +38,7 @@ static struct fi_ops uetp_stx_fi_ops = {
 int uetp_stx_open(struct fid_domain *domain, struct fi_tx_attr *attr,
 		  struct fid_stx **stxp, void *context)
 {
-	struct uetp_domain *dom = uetp_container_of(domain, struct uetp_domain,
+	struct uetp_domain *dom = uet_container_of(domain, struct uetp_domain,
 						    fid);
 	const struct fi_tx_attr *dflt = dom->info->tx_attr;
 	struct uetp_stx *stx;

@@ -6,7 +6,7 @@
 static ssize_t uetp_trecvmsg(struct fid_ep *ep_fid,
 			     const struct fi_msg_tagged *msg, uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_TRECV,
 		.iov = msg->msg_iov,
@@ -25,7 +25,7 @@ static ssize_t uetp_trecvv(struct fid_ep *ep_fid, const struct iovec *iov,
 			   void **desc, size_t count, fi_addr_t src_addr,
 			   uint64_t tag, uint64_t ignore, void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_TRECV,
 		.iov = iov,
@@ -34,7 +34,7 @@ static ssize_t uetp_trecvv(struct fid_ep *ep_fid, const struct iovec *iov,
 		.tag = tag,
 		.ignore = ignore,
 		.context = context,
-		.flags = ep->rx_op_flags,
+		.flags = uetp_alias_rx_flags(ep_fid),
 	};
 
 	(void)desc;
@@ -54,7 +54,7 @@ static ssize_t uetp_trecv(struct fid_ep *ep_fid, void *buf, size_t len,
 static ssize_t uetp_tsendmsg(struct fid_ep *ep_fid,
 			     const struct fi_msg_tagged *msg, uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_TSEND,
 		.iov = msg->msg_iov,
@@ -73,7 +73,7 @@ static ssize_t uetp_tsend_common(struct fid_ep *ep_fid, const void *buf,
 				 size_t len, uint64_t data, fi_addr_t dest,
 				 uint64_t tag, void *context, uint64_t flags)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct uetp_post p = {
 		.type = UET_OP_TSEND,
@@ -93,7 +93,7 @@ static ssize_t uetp_tsendv(struct fid_ep *ep_fid, const struct iovec *iov,
 			   void **desc, size_t count, fi_addr_t dest_addr,
 			   uint64_t tag, void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
+	struct uetp_ep *ep = uetp_alias_target(ep_fid);
 	struct uetp_post p = {
 		.type = UET_OP_TSEND,
 		.iov = iov,
@@ -101,7 +101,7 @@ static ssize_t uetp_tsendv(struct fid_ep *ep_fid, const struct iovec *iov,
 		.addr = dest_addr,
 		.tag = tag,
 		.context = context,
-		.flags = ep->tx_op_flags,
+		.flags = uetp_alias_tx_flags(ep_fid),
 	};
 
 	(void)desc;
@@ -112,11 +112,9 @@ static ssize_t uetp_tsend(struct fid_ep *ep_fid, const void *buf, size_t len,
 			  void *desc, fi_addr_t dest_addr, uint64_t tag,
 			  void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
-
 	(void)desc;
 	return uetp_tsend_common(ep_fid, buf, len, 0, dest_addr, tag, context,
-				 ep->tx_op_flags);
+				 uetp_alias_tx_flags(ep_fid));
 }
 
 static ssize_t uetp_tinject(struct fid_ep *ep_fid, const void *buf,
@@ -131,11 +129,10 @@ static ssize_t uetp_tsenddata(struct fid_ep *ep_fid, const void *buf,
 			      fi_addr_t dest_addr, uint64_t tag,
 			      void *context)
 {
-	struct uetp_ep *ep = uetp_container_of(ep_fid, struct uetp_ep, fid);
-
 	(void)desc;
 	return uetp_tsend_common(ep_fid, buf, len, data, dest_addr, tag,
-				 context, ep->tx_op_flags | FI_REMOTE_CQ_DATA);
+				 context, uetp_alias_tx_flags(ep_fid) |
+				 FI_REMOTE_CQ_DATA);
 }
 
 static ssize_t uetp_tinjectdata(struct fid_ep *ep_fid, const void *buf,

@@ -24,7 +24,7 @@
 
 /* One queued call; `msg` is the public *msg form it is posted with. */
 struct uetp_trig_op {
-	struct uetp_dlist entry;
+	struct uet_list entry;
 	struct uetp_ep *ep;
 	struct uetp_cntr *cntr;
 	uint64_t threshold;
@@ -46,7 +46,7 @@ struct uetp_trig_op {
 void uetp_trigger_init(struct uetp_trig_queue *q)
 {
 	pthread_mutex_init(&q->lock, NULL);
-	uetp_dlist_init(&q->ops);
+	uet_list_init(&q->ops);
 	atomic_init(&q->count, 0);
 }
 
@@ -58,11 +58,11 @@ static void uetp_trigger_free(struct uetp_trig_op *t)
 
 void uetp_trigger_fini(struct uetp_trig_queue *q)
 {
-	while (!uetp_dlist_empty(&q->ops)) {
-		struct uetp_dlist *e = q->ops.next;
+	while (!uet_list_empty(&q->ops)) {
+		struct uet_list *e = q->ops.next;
 
-		uetp_dlist_remove(e);
-		uetp_trigger_free(uetp_container_of(e, struct uetp_trig_op,
+		uet_list_del(e);
+		uetp_trigger_free(uet_container_of(e, struct uetp_trig_op,
 						    entry));
 	}
 	pthread_mutex_destroy(&q->lock);
@@ -85,10 +85,10 @@ static struct uetp_cntr *uetp_trigger_cntr(struct uetp_ep *ep, void *context,
 	c = tc->trigger.threshold.cntr;
 	if (!c || !uetp_cntr_is(&c->fid))
 		return NULL;
-	if (uetp_container_of(c, struct uetp_cntr, fid)->domain != ep->domain)
+	if (uet_container_of(c, struct uetp_cntr, fid)->domain != ep->domain)
 		return NULL;
 	*threshold = tc->trigger.threshold.threshold;
-	return uetp_container_of(c, struct uetp_cntr, fid);
+	return uet_container_of(c, struct uetp_cntr, fid);
 }
 
 static ssize_t uetp_trigger_post(struct uetp_trig_op *t)
@@ -165,37 +165,37 @@ static void *uetp_trigger_context(const struct uetp_trig_op *t)
 void uetp_trigger_run(struct uetp_domain *dom)
 {
 	struct uetp_trig_queue *q = &dom->trig;
-	struct uetp_dlist ready, *e, *n;
+	struct uet_list ready, *e, *n;
 	ssize_t ret;
 
 	if (!atomic_load(&q->count))
 		return;
-	uetp_dlist_init(&ready);
+	uet_list_init(&ready);
 	pthread_mutex_lock(&q->lock);
 	for (e = q->ops.next; e != &q->ops; e = n) {
-		struct uetp_trig_op *t = uetp_container_of(e,
+		struct uetp_trig_op *t = uet_container_of(e,
 					struct uetp_trig_op, entry);
 
 		n = e->next;
 		if (atomic_load(&t->cntr->value) < t->threshold)
 			continue;
-		uetp_dlist_remove(e);
-		uetp_dlist_insert_tail(&ready, e);
+		uet_list_del(e);
+		uet_list_add_tail(&ready, e);
 		atomic_fetch_sub(&q->count, 1);
 	}
 	pthread_mutex_unlock(&q->lock);
-	while (!uetp_dlist_empty(&ready)) {
+	while (!uet_list_empty(&ready)) {
 		struct uetp_trig_op *t;
 
 		e = ready.next;
-		t = uetp_container_of(e, struct uetp_trig_op, entry);
+		t = uet_container_of(e, struct uetp_trig_op, entry);
 		ret = uetp_trigger_post(t);
 		if (ret == -FI_EAGAIN) {
 			/* no room yet: these go first next time, in order */
 			pthread_mutex_lock(&q->lock);
-			while (!uetp_dlist_empty(&ready)) {
+			while (!uet_list_empty(&ready)) {
 				e = ready.prev;
-				uetp_dlist_remove(e);
+				uet_list_del(e);
 				e->next = q->ops.next;
 				e->prev = &q->ops;
 				q->ops.next->prev = e;
@@ -205,7 +205,7 @@ void uetp_trigger_run(struct uetp_domain *dom)
 			pthread_mutex_unlock(&q->lock);
 			return;
 		}
-		uetp_dlist_remove(e);
+		uet_list_del(e);
 		if (ret)
 			uetp_trigger_fail(t, uetp_trigger_context(t), ret);
 		uetp_trigger_free(t);
@@ -215,19 +215,19 @@ void uetp_trigger_run(struct uetp_domain *dom)
 void uetp_trigger_ep_close(struct uetp_ep *ep)
 {
 	struct uetp_trig_queue *q = &ep->domain->trig;
-	struct uetp_dlist *e, *n;
+	struct uet_list *e, *n;
 
 	if (!atomic_load(&q->count))
 		return;
 	pthread_mutex_lock(&q->lock);
 	for (e = q->ops.next; e != &q->ops; e = n) {
-		struct uetp_trig_op *t = uetp_container_of(e,
+		struct uetp_trig_op *t = uet_container_of(e,
 					struct uetp_trig_op, entry);
 
 		n = e->next;
 		if (t->ep != ep)
 			continue;
-		uetp_dlist_remove(e);
+		uet_list_del(e);
 		atomic_fetch_sub(&q->count, 1);
 		uetp_trigger_free(t);
 	}
@@ -247,7 +247,7 @@ static ssize_t uetp_trigger_queue(struct uetp_trig_op *t)
 	}
 	atomic_fetch_add(&t->cntr->ref, 1);
 	pthread_mutex_lock(&q->lock);
-	uetp_dlist_insert_tail(&q->ops, &t->entry);
+	uet_list_add_tail(&q->ops, &t->entry);
 	atomic_fetch_add(&q->count, 1);
 	pthread_mutex_unlock(&q->lock);
 	/* the counter may have reached it meanwhile */

@@ -175,7 +175,7 @@ static bool uetp_waitset_ready(struct uetp_waitset *ws)
  * -FI_ETIMEDOUT when the timeout (ms, -1 forever) passes first. */
 static int uetp_waitset_wait(struct fid_wait *fid, int timeout)
 {
-	struct uetp_waitset *ws = uetp_container_of(fid, struct uetp_waitset,
+	struct uetp_waitset *ws = uet_container_of(fid, struct uetp_waitset,
 						    fid);
 	uet_time deadline = timeout < 0 ? UET_TIME_NONE :
 			    uetp_now() + (uet_time)timeout * UET_MSEC;
@@ -207,7 +207,7 @@ static int uetp_waitset_wait(struct fid_wait *fid, int timeout)
 
 int uetp_waitset_trywait(struct fid *fid)
 {
-	struct uetp_waitset *ws = uetp_container_of(fid, struct uetp_waitset,
+	struct uetp_waitset *ws = uet_container_of(fid, struct uetp_waitset,
 						    fid.fid);
 	bool ready;
 
@@ -231,7 +231,7 @@ int uetp_waitset_join(struct fid_wait *set, struct fid *member,
 	if (!set || set->fid.fclass != FI_CLASS_WAIT ||
 	    set->fid.ops != &uetp_waitset_fi_ops)
 		return -FI_EINVAL;	/* none, or not one of ours */
-	ws = uetp_container_of(set, struct uetp_waitset, fid);
+	ws = uet_container_of(set, struct uetp_waitset, fid);
 	pthread_mutex_lock(&ws->lock);
 	if (ws->count == ws->cap) {
 		size_t cap = ws->cap ? 2 * ws->cap : 4;
@@ -270,7 +270,7 @@ void uetp_waitset_leave(struct uetp_wait *w, struct fid *member)
 
 static int uetp_waitset_control(struct fid *fid, int command, void *arg)
 {
-	struct uetp_waitset *ws = uetp_container_of(fid, struct uetp_waitset,
+	struct uetp_waitset *ws = uet_container_of(fid, struct uetp_waitset,
 						    fid.fid);
 
 	switch (command) {
@@ -290,7 +290,7 @@ static int uetp_waitset_control(struct fid *fid, int command, void *arg)
 
 static int uetp_waitset_close(struct fid *fid)
 {
-	struct uetp_waitset *ws = uetp_container_of(fid, struct uetp_waitset,
+	struct uetp_waitset *ws = uet_container_of(fid, struct uetp_waitset,
 						    fid.fid);
 
 	pthread_mutex_lock(&ws->lock);
@@ -326,7 +326,7 @@ static struct fi_ops_wait uetp_waitset_ops = {
 int uetp_waitset_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 		      struct fid_wait **waitset)
 {
-	struct uetp_fabric *fab = uetp_container_of(fabric, struct uetp_fabric,
+	struct uetp_fabric *fab = uet_container_of(fabric, struct uetp_fabric,
 						    fid);
 	struct uetp_waitset *ws;
 	int ret;

@@ -122,7 +122,7 @@ Test(shared_av, reader_sees_writer)
 		struct uet_addr a = { .af = UET_AF_INET, .port = 5003,
 				      .ip = { 127, 0, 0, 1 } };
 
-		cr_assert_eq(uetp_av_reverse(uetp_container_of(r,
+		cr_assert_eq(uetp_av_reverse(uet_container_of(r,
 				struct uetp_av, fid), &a), f3);
 	}
 	cr_assert_eq(fi_close(&r->fid), 0);
@@ -219,7 +219,7 @@ Test(shared_av, fixed_size)
 	fi_addr_t fa;
 
 	cr_assert_eq(fi_av_open(ax.domain, &a, &av, NULL), 0);
-	cap = uetp_container_of(av, struct uetp_av, fid)->cap;
+	cap = uet_container_of(av, struct uetp_av, fid)->cap;
 	cr_assert_geq(cap, 1024, "a small count still gets room");
 	for (size_t i = 0; i < cap; i++) {
 		s = sin_of((uint16_t)(1000 + i));

@@ -1,12 +1,12 @@
 /* Shared contexts and scalable endpoints through the public API, both
- * ends in one process on loopback: a shared receive context serving two
- * endpoints (RDM and DGRAM: receives posted once, each completion in the
- * CQ of the endpoint the message came to, messages that came first
- * waiting for the next receive, cancel), a shared transmit context (each
- * endpoint still sends as itself), and a scalable endpoint whose receive
- * contexts are reached with fi_rx_addr (each context matches only its own
- * messages) and whose transmit contexts complete into their own CQs; the
- * API refusals of each. */
+ * ends in one process on the mem net under the fake clock: a shared
+ * receive context serving two endpoints (RDM and DGRAM: receives posted
+ * once, each completion in the CQ of the endpoint the message came to,
+ * messages that came first waiting for the next receive, cancel), a
+ * shared transmit context (each endpoint still sends as itself), and a
+ * scalable endpoint whose receive contexts are reached with fi_rx_addr
+ * (each context matches only its own messages) and whose transmit
+ * contexts complete into their own CQs; the API refusals of each. */
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -17,36 +17,22 @@
 #include "uet/wire.h"
 #include "uetp.h"
 
+#include "test_util.h"
+
 #define NCQ	8
 
 static struct {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
+	struct uetp_test_pair p;	/* its domain; the sides unused */
 	struct fid_cq *cqs[NCQ];	/* every CQ, to run progress on */
 	size_t ncq;
 } cx;
 
-static struct fi_info *ctx_hints(enum fi_ep_type type, uint64_t caps)
-{
-	struct fi_info *h = fi_allocinfo();
-
-	h->addr_format = FI_SOCKADDR_IN;
-	h->domain_attr->name = strdup("lo");
-	h->ep_attr->type = type;
-	h->caps = caps;
-	return h;
-}
-
+/* On the mem net under the fake clock. */
 static void cx_open(struct fi_info *h)
 {
-	fi_prov_ini();
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &cx.info), 0);
-	fi_freeinfo(h);
-	cr_assert_eq(uetp_fabric_open(cx.info->fabric_attr, &cx.fabric, NULL),
-		     0);
-	cr_assert_eq(fi_domain(cx.fabric, cx.info, &cx.domain, NULL), 0);
+	uetp_test_mem_start(NULL);
+	uetp_test_getinfo(&cx.p, h);
+	uetp_test_domain_open(&cx.p);
 }
 
 static void cx_close(void)
@@ -54,12 +40,13 @@ static void cx_close(void)
 	/* a failed test leaves its endpoints: close what will close */
 	for (size_t i = 0; i < cx.ncq; i++)
 		fi_close(&cx.cqs[i]->fid);
-	if (cx.domain)
-		fi_close(&cx.domain->fid);
-	if (cx.fabric)
-		fi_close(&cx.fabric->fid);
-	fi_freeinfo(cx.info);
+	if (cx.p.domain)
+		fi_close(&cx.p.domain->fid);
+	if (cx.p.fabric)
+		fi_close(&cx.p.fabric->fid);
+	fi_freeinfo(cx.p.info);
 	memset(&cx, 0, sizeof(cx));
+	uetp_test_mem_stop();
 }
 
 TestSuite(ctx, .fini = cx_close, .timeout = 60);
@@ -70,7 +57,7 @@ static struct fid_cq *cq_new(void)
 	struct fid_cq *cq;
 
 	cr_assert_lt(cx.ncq, NCQ);
-	cr_assert_eq(fi_cq_open(cx.domain, &ca, &cq, NULL), 0);
+	cr_assert_eq(fi_cq_open(cx.p.domain, &ca, &cq, NULL), 0);
 	cx.cqs[cx.ncq++] = cq;
 	return cq;
 }
@@ -81,7 +68,7 @@ static struct fid_av *av_new(int rx_ctx_bits)
 				 .rx_ctx_bits = rx_ctx_bits };
 	struct fid_av *av;
 
-	cr_assert_eq(fi_av_open(cx.domain, &aa, &av, NULL), 0);
+	cr_assert_eq(fi_av_open(cx.p.domain, &aa, &av, NULL), 0);
 	return av;
 }
 
@@ -101,7 +88,7 @@ static struct fid_ep *ep_new(struct fid_av *av, struct fid_cq *cq)
 {
 	struct fid_ep *ep;
 
-	cr_assert_eq(fi_endpoint(cx.domain, cx.info, &ep, NULL), 0);
+	cr_assert_eq(fi_endpoint(cx.p.domain, cx.p.info, &ep, NULL), 0);
 	cr_assert_eq(fi_ep_bind(ep, &av->fid, 0), 0);
 	cr_assert_eq(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV), 0);
 	return ep;
@@ -122,6 +109,7 @@ static ssize_t cq_wait(struct fid_cq *want, struct fi_cq_tagged_entry *e,
 		for (size_t i = 0; i < cx.ncq; i++)
 			if (cx.cqs[i] != want)
 				fi_cq_read(cx.cqs[i], NULL, 0);
+		uetp_test_idle(cx.p.domain);
 	} while (uetp_now() < end);
 	return -FI_EAGAIN;
 }
@@ -153,12 +141,12 @@ static struct {
 
 static void srx_open(enum fi_ep_type type)
 {
-	struct fi_info *h = ctx_hints(type, FI_MSG);
+	struct fi_info *h = uetp_test_lo_hints(type, FI_MSG);
 
 	h->ep_attr->rx_ctx_cnt = FI_SHARED_CONTEXT;
 	cx_open(h);
-	cr_assert_eq(cx.info->ep_attr->rx_ctx_cnt, FI_SHARED_CONTEXT);
-	cr_assert_eq(fi_srx_context(cx.domain, cx.info->rx_attr, &sh.srx,
+	cr_assert_eq(cx.p.info->ep_attr->rx_ctx_cnt, FI_SHARED_CONTEXT);
+	cr_assert_eq(fi_srx_context(cx.p.domain, cx.p.info->rx_attr, &sh.srx,
 				    NULL), 0);
 	sh.rav = av_new(0);
 	sh.sav = av_new(0);
@@ -263,7 +251,7 @@ Test(ctx, srx_cancel_and_refusals)
 
 Test(ctx, stx_endpoints_still_send_as_themselves)
 {
-	struct fi_info *h = ctx_hints(FI_EP_RDM, FI_MSG);
+	struct fi_info *h = uetp_test_lo_hints(FI_EP_RDM, FI_MSG);
 	struct fid_stx *stx;
 	struct fid_ep *t[2], *r;
 	struct fid_cq *tcq[2], *rcq;
@@ -274,7 +262,7 @@ Test(ctx, stx_endpoints_still_send_as_themselves)
 
 	h->ep_attr->tx_ctx_cnt = FI_SHARED_CONTEXT;
 	cx_open(h);
-	cr_assert_eq(fi_stx_context(cx.domain, cx.info->tx_attr, &stx, NULL),
+	cr_assert_eq(fi_stx_context(cx.p.domain, cx.p.info->tx_attr, &stx, NULL),
 		     0);
 	tav = av_new(0);
 	rav = av_new(0);
@@ -320,14 +308,14 @@ static struct {
 
 static void sep_open(void)
 {
-	struct fi_info *h = ctx_hints(FI_EP_RDM, FI_MSG | FI_NAMED_RX_CTX);
+	struct fi_info *h = uetp_test_lo_hints(FI_EP_RDM, FI_MSG | FI_NAMED_RX_CTX);
 	struct fi_info *si;
 
 	cx_open(h);
-	si = fi_dupinfo(cx.info);
+	si = fi_dupinfo(cx.p.info);
 	si->ep_attr->tx_ctx_cnt = 2;
 	si->ep_attr->rx_ctx_cnt = 2;
-	cr_assert_eq(fi_scalable_ep(cx.domain, si, &sc.sep, NULL), 0);
+	cr_assert_eq(fi_scalable_ep(cx.p.domain, si, &sc.sep, NULL), 0);
 	fi_freeinfo(si);
 	sc.av = av_new(0);
 	sc.sav = av_new(2);		/* fi_rx_addr with 2 bits */
@@ -446,12 +434,12 @@ Test(ctx, sep_refusals)
 		     -FI_ENOSYS);
 	cr_assert_eq(fi_scalable_ep_bind(sc.sep, &sc.scq->fid, FI_SEND),
 		     -FI_EINVAL);
-	cr_assert_eq(fi_av_open(cx.domain, &aa, &av, NULL), -FI_EINVAL);
+	cr_assert_eq(fi_av_open(cx.p.domain, &aa, &av, NULL), -FI_EINVAL);
 	/* more than one context is for scalable endpoints only */
-	cx.info->ep_attr->rx_ctx_cnt = 2;
-	cr_assert_eq(fi_endpoint(cx.domain, cx.info, &ep, NULL), -FI_EINVAL);
-	cx.info->ep_attr->rx_ctx_cnt = UETP_SEP_CTX_MAX + 1;
-	cr_assert_eq(fi_scalable_ep(cx.domain, cx.info, &ep, NULL),
+	cx.p.info->ep_attr->rx_ctx_cnt = 2;
+	cr_assert_eq(fi_endpoint(cx.p.domain, cx.p.info, &ep, NULL), -FI_EINVAL);
+	cx.p.info->ep_attr->rx_ctx_cnt = UETP_SEP_CTX_MAX + 1;
+	cr_assert_eq(fi_scalable_ep(cx.p.domain, cx.p.info, &ep, NULL),
 		     -FI_EINVAL);
 	sep_close();
 }

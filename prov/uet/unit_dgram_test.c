@@ -1,9 +1,9 @@
 /* FI_EP_DGRAM and FI_UET_RUDI through the provider's objects, two
- * endpoints on loopback in one process: which fi_info entries getinfo
- * gives for which hints (and none to a utility provider shopping for a
- * core), datagrams with data, source addresses and their size limit,
- * the op tables a DGRAM endpoint refuses, and RMA over RUDI with the
- * keys FI_UET_RUDI hands out.
+ * endpoints in one process on the mem net under the fake clock: which
+ * fi_info entries getinfo gives for which hints (and none to a utility
+ * provider shopping for a core), datagrams with data, source addresses
+ * and their size limit, the op tables a DGRAM endpoint refuses, and RMA
+ * over RUDI with the keys FI_UET_RUDI hands out.
  *
  * Each test runs in its own process (Criterion) and sets its FI_UET_*
  * environment before calling fi_prov_ini. */
@@ -14,81 +14,32 @@
 #include <criterion/criterion.h>
 #include <rdma/fi_errno.h>
 
-#include "uet/ses/ses.h"
+#include "uet/fep.h"
 #include "uet/wire.h"
 #include "uetp.h"
 
-struct dside {
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_av *av;
-	fi_addr_t peer;
-};
+#include "test_util.h"
 
 static struct {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct dside a, b;
+	struct uetp_test_pair p;
 } dx;
 
 static struct fi_info *dgram_hints(void)
 {
-	struct fi_info *h = fi_allocinfo();
-
-	h->addr_format = FI_SOCKADDR_IN;
-	h->domain_attr->name = strdup("lo");
-	h->ep_attr->type = FI_EP_DGRAM;
-	return h;
+	return uetp_test_lo_hints(FI_EP_DGRAM, 0);
 }
 
-static void dside_open(struct dside *s)
-{
-	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
-	struct fi_av_attr aa = { .type = FI_AV_TABLE };
-
-	cr_assert_eq(fi_endpoint(dx.domain, dx.info, &s->ep, NULL), 0);
-	cr_assert_eq(fi_cq_open(dx.domain, &ca, &s->cq, NULL), 0);
-	cr_assert_eq(fi_av_open(dx.domain, &aa, &s->av, NULL), 0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->av->fid, 0), 0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV), 0);
-	cr_assert_eq(fi_enable(s->ep), 0);
-}
-
-static void dside_close(struct dside *s)
-{
-	if (s->ep)
-		cr_assert_eq(fi_close(&s->ep->fid), 0);
-	if (s->cq)
-		cr_assert_eq(fi_close(&s->cq->fid), 0);
-	if (s->av)
-		cr_assert_eq(fi_close(&s->av->fid), 0);
-	memset(s, 0, sizeof(*s));
-}
-
-static void dintroduce(struct dside *x, struct dside *y)
-{
-	struct sockaddr_in sy;
-	size_t len = sizeof(sy);
-
-	cr_assert_eq(fi_getname(&y->ep->fid, &sy, &len), 0);
-	cr_assert_eq(fi_av_insert(x->av, &sy, 1, &x->peer, 0, NULL), 1);
-}
-
-/* Two endpoints of the first lo entry getinfo gives for hints h. */
+/* Two endpoints of the first lo entry getinfo gives for hints h, on the
+ * mem net under the fake clock. */
 static void dx_open_hints(struct fi_info *h)
 {
-	fi_prov_ini();
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &dx.info), 0);
-	fi_freeinfo(h);
-	cr_assert_eq(uetp_fabric_open(dx.info->fabric_attr, &dx.fabric, NULL),
-		     0);
-	cr_assert_eq(fi_domain(dx.fabric, dx.info, &dx.domain, NULL), 0);
-	dside_open(&dx.a);
-	dside_open(&dx.b);
-	dintroduce(&dx.a, &dx.b);
-	dintroduce(&dx.b, &dx.a);
+	const struct uetp_test_side_attr sa = {
+		.cq = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 },
+	};
+
+	uetp_test_mem_start(NULL);
+	uetp_test_getinfo(&dx.p, h);
+	uetp_test_pair_open(&dx.p, &sa);
 }
 
 static void dx_open(void)
@@ -98,15 +49,7 @@ static void dx_open(void)
 
 static void dx_close(void)
 {
-	dside_close(&dx.a);
-	dside_close(&dx.b);
-	if (dx.domain)
-		cr_assert_eq(fi_close(&dx.domain->fid), 0);
-	if (dx.fabric)
-		cr_assert_eq(fi_close(&dx.fabric->fid), 0);
-	fi_freeinfo(dx.info);
-	dx.info = NULL;
-	memset(&dx, 0, sizeof(dx));
+	uetp_test_pair_close(&dx.p);
 }
 
 static ssize_t dwait(struct fid_cq *want, struct fi_cq_tagged_entry *e,
@@ -119,7 +62,8 @@ static ssize_t dwait(struct fid_cq *want, struct fi_cq_tagged_entry *e,
 		ret = fi_cq_readfrom(want, e, 1, src);
 		if (ret != -FI_EAGAIN)
 			return ret;
-		fi_cq_read(want == dx.a.cq ? dx.b.cq : dx.a.cq, NULL, 0);
+		fi_cq_read(want == dx.p.a.cq ? dx.p.b.cq : dx.p.a.cq, NULL, 0);
+		uetp_test_idle(dx.p.domain);
 	} while (uetp_now() < end);
 	return -FI_EAGAIN;
 }
@@ -155,7 +99,7 @@ Test(dgram_info, dgram_entries_for_dgram_hints)
 		cr_assert_eq(fi->tx_attr->msg_order, FI_ORDER_NONE);
 		cr_assert_eq(fi->rx_attr->msg_order, FI_ORDER_NONE);
 		cr_assert_eq(fi->ep_attr->max_msg_size,
-			     uet_ses_dgram_max(uetp_iface_mtu(&ifc)));
+			     uet_fep_dgram_max(uetp_iface_mtu(&ifc)));
 		cr_assert_leq(fi->tx_attr->inject_size,
 			      fi->ep_attr->max_msg_size);
 		cr_assert_eq(fi->ep_attr->mem_tag_format, 0);
@@ -310,54 +254,54 @@ TestSuite(dgram, .init = dx_open, .fini = dx_close, .timeout = 60);
 
 Test(dgram, datagrams_with_source_and_data)
 {
-	size_t max = dx.info->ep_attr->max_msg_size;
+	size_t max = dx.p.info->ep_attr->max_msg_size;
 	uint8_t *tx = malloc(max), *rx = calloc(1, max);
 	struct fi_cq_tagged_entry e;
 	fi_addr_t src;
 
 	for (size_t i = 0; i < max; i++)
 		tx[i] = (uint8_t)(i * 13 + 1);
-	cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC,
+	cr_assert_eq(fi_recv(dx.p.b.ep, rx, max, NULL, FI_ADDR_UNSPEC,
 			     (void *)0xB1), 0);
-	cr_assert_eq(fi_send(dx.a.ep, tx, max, NULL, dx.a.peer, (void *)0xA1),
+	cr_assert_eq(fi_send(dx.p.a.ep, tx, max, NULL, dx.p.a.peer, (void *)0xA1),
 		     0);
-	dexpect(dx.b.cq, &e, &src);
+	dexpect(dx.p.b.cq, &e, &src);
 	cr_assert_eq(e.op_context, (void *)0xB1);
 	cr_assert_eq(e.flags, FI_RECV | FI_MSG);
 	cr_assert_eq(e.len, max);
 	cr_assert_eq(memcmp(rx, tx, max), 0);
-	cr_assert_eq(src, dx.b.peer, "FI_SOURCE: the sender's fi_addr");
-	dexpect(dx.a.cq, &e, NULL);
+	cr_assert_eq(src, dx.p.b.peer, "FI_SOURCE: the sender's fi_addr");
+	dexpect(dx.p.a.cq, &e, NULL);
 	cr_assert_eq(e.op_context, (void *)0xA1);
 	cr_assert_eq(e.flags, FI_SEND | FI_MSG);
 	/* senddata + inject + sendmsg(FI_TRANSMIT_COMPLETE) */
-	cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC, NULL), 0);
-	cr_assert_eq(fi_senddata(dx.a.ep, "hello", 6, NULL, 0xC0DE,
-				 dx.a.peer, (void *)0xA2), 0);
-	dexpect(dx.b.cq, &e, NULL);
+	cr_assert_eq(fi_recv(dx.p.b.ep, rx, max, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_senddata(dx.p.a.ep, "hello", 6, NULL, 0xC0DE,
+				 dx.p.a.peer, (void *)0xA2), 0);
+	dexpect(dx.p.b.cq, &e, NULL);
 	cr_assert(e.flags & FI_REMOTE_CQ_DATA);
 	cr_assert_eq(e.data, 0xC0DE);
 	cr_assert_str_eq((char *)rx, "hello");
-	dexpect(dx.a.cq, &e, NULL);
-	cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC, NULL), 0);
-	cr_assert_eq(fi_inject(dx.a.ep, "inj", 4, dx.a.peer), 0);
-	dexpect(dx.b.cq, &e, NULL);
+	dexpect(dx.p.a.cq, &e, NULL);
+	cr_assert_eq(fi_recv(dx.p.b.ep, rx, max, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_inject(dx.p.a.ep, "inj", 4, dx.p.a.peer), 0);
+	dexpect(dx.p.b.cq, &e, NULL);
 	cr_assert_str_eq((char *)rx, "inj");
 	{
 		struct iovec iov = { .iov_base = tx, .iov_len = 100 };
 		struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1,
-				      .addr = dx.a.peer,
+				      .addr = dx.p.a.peer,
 				      .context = (void *)0xA3 };
 
-		cr_assert_eq(fi_recv(dx.b.ep, rx, max, NULL, FI_ADDR_UNSPEC,
+		cr_assert_eq(fi_recv(dx.p.b.ep, rx, max, NULL, FI_ADDR_UNSPEC,
 				     NULL), 0);
-		cr_assert_eq(fi_sendmsg(dx.a.ep, &msg, FI_TRANSMIT_COMPLETE |
+		cr_assert_eq(fi_sendmsg(dx.p.a.ep, &msg, FI_TRANSMIT_COMPLETE |
 					FI_COMPLETION), 0);
-		dexpect(dx.b.cq, &e, NULL);
+		dexpect(dx.p.b.cq, &e, NULL);
 		cr_assert_eq(e.len, 100);
-		dexpect(dx.a.cq, &e, NULL);
+		dexpect(dx.p.a.cq, &e, NULL);
 		cr_assert_eq(e.op_context, (void *)0xA3);
-		cr_assert_eq(fi_sendmsg(dx.a.ep, &msg, FI_DELIVERY_COMPLETE),
+		cr_assert_eq(fi_sendmsg(dx.p.a.ep, &msg, FI_DELIVERY_COMPLETE),
 			     -FI_EINVAL);
 	}
 	free(tx);
@@ -366,28 +310,28 @@ Test(dgram, datagrams_with_source_and_data)
 
 Test(dgram, size_limit_and_refused_ops)
 {
-	size_t max = dx.info->ep_attr->max_msg_size;
+	size_t max = dx.p.info->ep_attr->max_msg_size;
 	uint8_t *tx = calloc(1, max + 1), rx[8];
 	struct fi_cq_tagged_entry e;
 
-	cr_assert_eq(fi_send(dx.a.ep, tx, max + 1, NULL, dx.a.peer, NULL),
+	cr_assert_eq(fi_send(dx.p.a.ep, tx, max + 1, NULL, dx.p.a.peer, NULL),
 		     -FI_EMSGSIZE);
-	cr_assert_eq(fi_tsend(dx.a.ep, tx, 1, NULL, dx.a.peer, 1, NULL),
+	cr_assert_eq(fi_tsend(dx.p.a.ep, tx, 1, NULL, dx.p.a.peer, 1, NULL),
 		     -FI_ENOSYS);
-	cr_assert_eq(fi_trecv(dx.b.ep, rx, 8, NULL, FI_ADDR_UNSPEC, 1, 0,
+	cr_assert_eq(fi_trecv(dx.p.b.ep, rx, 8, NULL, FI_ADDR_UNSPEC, 1, 0,
 			      NULL), -FI_ENOSYS);
-	cr_assert_eq(fi_write(dx.a.ep, tx, 1, NULL, dx.a.peer, 0, 1, NULL),
+	cr_assert_eq(fi_write(dx.p.a.ep, tx, 1, NULL, dx.p.a.peer, 0, 1, NULL),
 		     -FI_ENOSYS);
 	/* nothing was posted: no completion either */
-	cr_assert_eq(dwait(dx.a.cq, &e, &(fi_addr_t){ 0 }, 200), -FI_EAGAIN);
+	cr_assert_eq(dwait(dx.p.a.cq, &e, &(fi_addr_t){ 0 }, 200), -FI_EAGAIN);
 	/* a short receive: truncated, the rest counted in olen */
-	cr_assert_eq(fi_recv(dx.b.ep, rx, 8, NULL, FI_ADDR_UNSPEC, NULL), 0);
-	cr_assert_eq(fi_send(dx.a.ep, tx, 20, NULL, dx.a.peer, NULL), 0);
-	cr_assert_eq(dwait(dx.b.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
+	cr_assert_eq(fi_recv(dx.p.b.ep, rx, 8, NULL, FI_ADDR_UNSPEC, NULL), 0);
+	cr_assert_eq(fi_send(dx.p.a.ep, tx, 20, NULL, dx.p.a.peer, NULL), 0);
+	cr_assert_eq(dwait(dx.p.b.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
 	{
 		struct fi_cq_err_entry ee = { 0 };
 
-		cr_assert_eq(fi_cq_readerr(dx.b.cq, &ee, 0), 1);
+		cr_assert_eq(fi_cq_readerr(dx.p.b.cq, &ee, 0), 1);
 		cr_assert_eq(ee.err, FI_ETRUNC);
 		cr_assert_eq(ee.len, 8);
 		cr_assert_eq(ee.olen, 12);
@@ -402,17 +346,17 @@ Test(dgram, no_receive_yet_held)
 	struct fi_cq_tagged_entry e;
 	char rx[2][16] = { "", "" };
 
-	cr_assert_eq(fi_send(dx.a.ep, "early", 6, NULL, dx.a.peer, NULL), 0);
-	dexpect(dx.a.cq, &e, NULL);
+	cr_assert_eq(fi_send(dx.p.a.ep, "early", 6, NULL, dx.p.a.peer, NULL), 0);
+	dexpect(dx.p.a.cq, &e, NULL);
 	/* let it arrive and wait */
-	cr_assert_eq(dwait(dx.b.cq, &e, &(fi_addr_t){ 0 }, 300), -FI_EAGAIN);
-	cr_assert_eq(fi_recv(dx.b.ep, rx[0], 16, NULL, FI_ADDR_UNSPEC, NULL),
+	cr_assert_eq(dwait(dx.p.b.cq, &e, &(fi_addr_t){ 0 }, 300), -FI_EAGAIN);
+	cr_assert_eq(fi_recv(dx.p.b.ep, rx[0], 16, NULL, FI_ADDR_UNSPEC, NULL),
 		     0);
-	cr_assert_eq(fi_recv(dx.b.ep, rx[1], 16, NULL, FI_ADDR_UNSPEC, NULL),
+	cr_assert_eq(fi_recv(dx.p.b.ep, rx[1], 16, NULL, FI_ADDR_UNSPEC, NULL),
 		     0);
-	cr_assert_eq(fi_send(dx.a.ep, "late", 5, NULL, dx.a.peer, NULL), 0);
-	dexpect(dx.b.cq, &e, NULL);
-	dexpect(dx.b.cq, &e, NULL);
+	cr_assert_eq(fi_send(dx.p.a.ep, "late", 5, NULL, dx.p.a.peer, NULL), 0);
+	dexpect(dx.p.b.cq, &e, NULL);
+	dexpect(dx.p.b.cq, &e, NULL);
 	cr_assert_str_eq(rx[0], "early");
 	cr_assert_str_eq(rx[1], "late");
 }
@@ -423,13 +367,9 @@ TestSuite(rudi, .timeout = 60);
 
 static void rudi_open(void)
 {
-	struct fi_info *h = fi_allocinfo();
+	struct fi_info *h = uetp_test_lo_hints(FI_EP_RDM, FI_MSG | FI_RMA);
 
 	setenv("FI_UET_RUDI", "1", 1);
-	h->addr_format = FI_SOCKADDR_IN;
-	h->domain_attr->name = strdup("lo");
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_MSG | FI_RMA;
 	h->domain_attr->mr_mode = FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
 	dx_open_hints(h);
 }
@@ -443,37 +383,37 @@ Test(rudi, idempotent_keys_and_rma, .init = rudi_open, .fini = dx_close)
 	struct fi_cq_tagged_entry e;
 	uint64_t key, base;
 
-	if (!(dx.info->caps & FI_RMA))
+	if (!(dx.p.info->caps & FI_RMA))
 		cr_skip_test("FI_RMA not advertised");
 	/* addressed as granted: by offset unless FI_MR_VIRT_ADDR */
-	base = (dx.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	base = (dx.p.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
 	       (uint64_t)(uintptr_t)tgt : 0;
-	cr_assert_eq(fi_mr_reg(dx.domain, tgt, LEN, FI_REMOTE_READ |
+	cr_assert_eq(fi_mr_reg(dx.p.domain, tgt, LEN, FI_REMOTE_READ |
 			       FI_REMOTE_WRITE, 0, 0, 0, &mr, NULL), 0);
 	key = fi_mr_key(mr);
 	cr_assert(key & UET_MKEY_IDEMPOTENT_SAFE, "no key bit 63");
 	/* remote events wanted, or no remote access: not idempotent */
-	cr_assert_eq(fi_mr_reg(dx.domain, back, 64, FI_REMOTE_WRITE, 0, 0,
+	cr_assert_eq(fi_mr_reg(dx.p.domain, back, 64, FI_REMOTE_WRITE, 0, 0,
 			       FI_RMA_EVENT, &mr_ev, NULL), 0);
 	cr_assert_eq(fi_mr_key(mr_ev) & UET_MKEY_IDEMPOTENT_SAFE, 0);
-	cr_assert_eq(fi_mr_reg(dx.domain, src, 64, FI_READ | FI_WRITE, 0, 0,
+	cr_assert_eq(fi_mr_reg(dx.p.domain, src, 64, FI_READ | FI_WRITE, 0, 0,
 			       0, &mr_local, NULL), 0);
 	cr_assert_eq(fi_mr_key(mr_local) & UET_MKEY_IDEMPOTENT_SAFE, 0);
 	for (size_t i = 0; i < LEN; i++)
 		src[i] = (uint8_t)(i * 7 + 3);
-	cr_assert_eq(fi_write(dx.a.ep, src, LEN, NULL, dx.a.peer,
+	cr_assert_eq(fi_write(dx.p.a.ep, src, LEN, NULL, dx.p.a.peer,
 			      base, key, (void *)1), 0);
-	dexpect(dx.a.cq, &e, NULL);
+	dexpect(dx.p.a.cq, &e, NULL);
 	cr_assert_eq(e.flags, FI_RMA | FI_WRITE);
 	cr_assert_eq(memcmp(tgt, src, LEN), 0);
-	cr_assert_eq(fi_read(dx.a.ep, back, LEN, NULL, dx.a.peer,
+	cr_assert_eq(fi_read(dx.p.a.ep, back, LEN, NULL, dx.p.a.peer,
 			     base, key, (void *)2), 0);
-	dexpect(dx.a.cq, &e, NULL);
+	dexpect(dx.p.a.cq, &e, NULL);
 	cr_assert_eq(e.flags, FI_RMA | FI_READ);
 	cr_assert_eq(memcmp(back, src, LEN), 0);
 	{
 		/* connectionless: requests counted, no PDC opened */
-		struct uetp_ep *ep = uetp_container_of(dx.a.ep, struct uetp_ep,
+		struct uetp_ep *ep = uet_container_of(dx.p.a.ep, struct uetp_ep,
 						       fid);
 		struct uet_fep_stats st;
 
@@ -482,14 +422,14 @@ Test(rudi, idempotent_keys_and_rma, .init = rudi_open, .fini = dx_close)
 		cr_assert_eq(st.pdc_open, 0);
 	}
 	/* out of range: the target's code, over RUDI as on a PDC */
-	cr_assert_eq(fi_write(dx.a.ep, src, 16, NULL, dx.a.peer,
+	cr_assert_eq(fi_write(dx.p.a.ep, src, 16, NULL, dx.p.a.peer,
 			      base + LEN - 8, key,
 			      (void *)3), 0);
-	cr_assert_eq(dwait(dx.a.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
+	cr_assert_eq(dwait(dx.p.a.cq, &e, &(fi_addr_t){ 0 }, 10000), -FI_EAVAIL);
 	{
 		struct fi_cq_err_entry ee = { 0 };
 
-		cr_assert_eq(fi_cq_readerr(dx.a.cq, &ee, 0), 1);
+		cr_assert_eq(fi_cq_readerr(dx.p.a.cq, &ee, 0), 1);
 		cr_assert_eq(ee.prov_errno, UET_RC_BAD_ADDR);
 	}
 	fi_close(&mr->fid);

@@ -764,7 +764,7 @@ Test(ep_env, progress_thread, .init = fx_open_thread, .fini = fx_close)
 	struct fi_cq_tagged_entry e;
 	static uint8_t tx[1 << 20], rx[1 << 20];
 
-	cr_assert_not_null(uetp_container_of(fx.domain, struct uetp_domain,
+	cr_assert_not_null(uet_container_of(fx.domain, struct uetp_domain,
 					     fid)->prog);
 	fill(tx, sizeof(tx), 3);
 	cr_assert_eq(fi_recv(fx.b.ep, rx, sizeof(rx), NULL, FI_ADDR_UNSPEC,
@@ -787,7 +787,7 @@ static void fx_open_impair(void)
 Test(ep_env, impaired_network_still_delivers, .init = fx_open_impair,
      .fini = fx_close)
 {
-	struct uetp_ep *b = uetp_container_of(fx.b.ep, struct uetp_ep, fid);
+	struct uetp_ep *b = uet_container_of(fx.b.ep, struct uetp_ep, fid);
 
 	roundtrip(200000, false);
 	roundtrip(3, true);
@@ -806,8 +806,8 @@ static void fx_open_rndv(void)
  * the receiver (return-direction packets), those at it go eager. */
 Test(ep_env, rendezvous_threshold, .init = fx_open_rndv, .fini = fx_close)
 {
-	struct uetp_ep *a = uetp_container_of(fx.a.ep, struct uetp_ep, fid);
-	struct uetp_ep *b = uetp_container_of(fx.b.ep, struct uetp_ep, fid);
+	struct uetp_ep *a = uet_container_of(fx.a.ep, struct uetp_ep, fid);
+	struct uetp_ep *b = uet_container_of(fx.b.ep, struct uetp_ep, fid);
 	struct uet_fep_stats st;
 
 	cr_assert_eq(a->cfg.rndv_threshold, 65536);
@@ -823,7 +823,7 @@ Test(ep_env, rendezvous_threshold, .init = fx_open_rndv, .fini = fx_close)
 /* Without it, nothing goes by rendezvous. */
 Test(ep, rendezvous_off_by_default)
 {
-	struct uetp_ep *b = uetp_container_of(fx.b.ep, struct uetp_ep, fid);
+	struct uetp_ep *b = uet_container_of(fx.b.ep, struct uetp_ep, fid);
 	struct uet_fep_stats st;
 
 	cr_assert_eq(b->cfg.rndv_threshold, 0);
@@ -919,7 +919,7 @@ Test(ep_env, pcap_and_stats, .init = fx_open_pcap)
 
 static struct uetp_cq *cq_of(struct fid_cq *cq)
 {
-	return uetp_container_of(cq, struct uetp_cq, fid);
+	return uet_container_of(cq, struct uetp_cq, fid);
 }
 
 /* Run both sides' progress until B's CQ holds n entries. */
@@ -987,7 +987,7 @@ Test(ep, cq_ring_rewinds_when_drained)
  * progress pass that received nothing. */
 Test(ep, rto_resend_from_idle_progress)
 {
-	struct uetp_ep *a = uetp_container_of(fx.a.ep, struct uetp_ep, fid);
+	struct uetp_ep *a = uet_container_of(fx.a.ep, struct uetp_ep, fid);
 	struct sockaddr_in dead = { .sin_family = AF_INET };
 	uet_time end = uetp_now() + 5 * UET_SEC;
 	struct uet_fep_stats s;

@@ -7,8 +7,8 @@
 
 #include <criterion/criterion.h>
 
+#include "uet/addr.h"
 #include "uet/err.h"
-#include "uet/ses/ses.h"
 #include "uet/wire.h"
 #include "uetp.h"
 
@@ -45,8 +45,8 @@ Test(addr, sockaddr_in_roundtrip)
 		     (ssize_t)sizeof(sin));
 	cr_assert(uet_addr_equal(&m.addr, &a));
 	/* the SES rule, not a copy of it */
-	cr_assert_eq(m.pid_on_fep, uet_ses_addr_pid(&a));
-	cr_assert_eq(m.resource_index, uet_ses_addr_ri(&a));
+	cr_assert_eq(m.pid_on_fep, uet_addr_pid(&a));
+	cr_assert_eq(m.resource_index, uet_addr_ri(&a));
 	cr_assert_eq(uetp_addr_decode(&sin, 8, &m), -FI_EINVAL);
 }
 

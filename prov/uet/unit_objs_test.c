@@ -53,7 +53,7 @@ TestSuite(objs, .init = fx_open, .fini = fx_close);
 
 static struct uetp_cq *cq_of(struct fid_cq *cq)
 {
-	return uetp_container_of(cq, struct uetp_cq, fid);
+	return uet_container_of(cq, struct uetp_cq, fid);
 }
 
 static struct fid_cq *cq_new(enum fi_cq_format fmt, size_t size,
@@ -332,7 +332,7 @@ Test(av, insert_lookup_remove)
 Test(av, reverse_map)
 {
 	struct fid_av *av = av_new(FI_AV_MAP, 0);
-	struct uetp_av *uav = uetp_container_of(av, struct uetp_av, fid);
+	struct uetp_av *uav = uet_container_of(av, struct uetp_av, fid);
 	struct sockaddr_in s;
 	struct uet_addr a = { .af = UET_AF_INET };
 	fi_addr_t fa;
@@ -422,7 +422,7 @@ Test(av, uet_format_and_straddr)
 Test(av, insertsym)
 {
 	struct fid_av *av = av_new(FI_AV_TABLE, 0);
-	struct uetp_av *uav = uetp_container_of(av, struct uetp_av, fid);
+	struct uetp_av *uav = uet_container_of(av, struct uetp_av, fid);
 	struct uet_addr a = { .af = UET_AF_INET, .ip = { 127, 0, 0, 255 } };
 	fi_addr_t fa[6];
 
@@ -544,7 +544,7 @@ Test(cntr, ops_and_wait)
 	cr_assert_eq(fi_cntr_readerr(c), 2);
 	cr_assert_eq(fi_cntr_seterr(c, 0), 0);
 	cr_assert_eq(fi_cntr_readerr(c), 0);
-	uetp_cntr_inc(uetp_container_of(c, struct uetp_cntr, fid));
+	uetp_cntr_inc(uet_container_of(c, struct uetp_cntr, fid));
 	cr_assert_eq(fi_cntr_read(c), 3);
 	fi_close(&c->fid);
 	a.events = 99;

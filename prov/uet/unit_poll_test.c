@@ -1,4 +1,5 @@
-/* Poll sets and wait sets (fi_poll.3) over two endpoints on loopback:
+/* Poll sets and wait sets (fi_poll.3) over two endpoints (poll sets on
+ * the mem net under the fake clock, wait sets on loopback sockets):
  * fi_poll reports the CQs and counters that have something to read and
  * drives progress for them; fi_wait sleeps on the set's fd and wakes
  * when a packet turns into a completion, including one that arrives
@@ -17,69 +18,35 @@
 
 #include "uetp.h"
 
-struct pside {
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_cntr *cntr;
-	struct fid_av *av;
-	fi_addr_t peer;
-};
+#include "test_util.h"
 
 static struct {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
+	struct uetp_test_pair p;
 	struct fid_wait *ws;		/* NULL: plain wait objects */
-	struct pside a, b;
 	char buf[64];
 } px;
 
-static void pside_open(struct pside *s, void *ctx)
+/* A side whose CQ and counter (FI_SEND | FI_RECV) tell themselves apart
+ * by their contexts, ctx and ctx + 1; in the wait set if there is one. */
+static void pside_open(struct uetp_test_side *s, char *ctx)
 {
-	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_CONTEXT, .size = 16,
-				 .wait_obj = FI_WAIT_NONE };
-	struct fi_cntr_attr na = { .events = FI_CNTR_EVENTS_COMP,
-				   .wait_obj = FI_WAIT_NONE };
-	struct fi_av_attr aa = { .type = FI_AV_TABLE };
+	struct uetp_test_side_attr sa = {
+		.cq = { .format = FI_CQ_FORMAT_CONTEXT, .size = 16,
+			.wait_obj = FI_WAIT_NONE },
+		.cq_ctx = ctx,
+		.cntr = { .events = FI_CNTR_EVENTS_COMP,
+			  .wait_obj = FI_WAIT_NONE },
+		.cntr_ctx = ctx + 1,
+		.cntr_flags = FI_SEND | FI_RECV,
+	};
 
 	if (px.ws) {
-		ca.wait_obj = FI_WAIT_SET;
-		ca.wait_set = px.ws;
-		na.wait_obj = FI_WAIT_SET;
-		na.wait_set = px.ws;
+		sa.cq.wait_obj = FI_WAIT_SET;
+		sa.cq.wait_set = px.ws;
+		sa.cntr.wait_obj = FI_WAIT_SET;
+		sa.cntr.wait_set = px.ws;
 	}
-	cr_assert_eq(fi_endpoint(px.domain, px.info, &s->ep, NULL), 0);
-	cr_assert_eq(fi_av_open(px.domain, &aa, &s->av, NULL), 0);
-	cr_assert_eq(fi_cq_open(px.domain, &ca, &s->cq, ctx), 0);
-	cr_assert_eq(fi_cntr_open(px.domain, &na, &s->cntr,
-				  (char *)ctx + 1), 0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->av->fid, 0), 0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->cq->fid, FI_TRANSMIT | FI_RECV),
-		     0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->cntr->fid, FI_SEND | FI_RECV), 0);
-	cr_assert_eq(fi_enable(s->ep), 0);
-}
-
-static void pside_link(struct pside *a, struct pside *b)
-{
-	struct sockaddr_in sin;
-	size_t len = sizeof(sin);
-
-	cr_assert_eq(fi_getname(&b->ep->fid, &sin, &len), 0);
-	cr_assert_eq(fi_av_insert(a->av, &sin, 1, &a->peer, 0, NULL), 1);
-}
-
-static void pside_close(struct pside *s)
-{
-	if (s->ep)
-		cr_assert_eq(fi_close(&s->ep->fid), 0);
-	if (s->cq)
-		cr_assert_eq(fi_close(&s->cq->fid), 0);
-	if (s->cntr)
-		cr_assert_eq(fi_close(&s->cntr->fid), 0);
-	if (s->av)
-		cr_assert_eq(fi_close(&s->av->fid), 0);
-	memset(s, 0, sizeof(*s));
+	uetp_test_side_open(s, px.p.domain, px.p.info, &sa);
 }
 
 /* Contexts that tell the objects apart in fi_poll's answer. */
@@ -87,30 +54,25 @@ static char ctx_a[2], ctx_b[2];
 
 static void px_open_with(bool waitset)
 {
-	struct fi_info *h = fi_allocinfo();
 	struct fi_wait_attr wa = { .wait_obj = FI_WAIT_UNSPEC };
 
-	fi_prov_ini();
-	h->addr_format = FI_SOCKADDR_IN;
-	h->domain_attr->name = strdup("lo");
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_MSG;
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &px.info), 0);
-	fi_freeinfo(h);
-	cr_assert_eq(uetp_fabric_open(px.info->fabric_attr, &px.fabric, NULL),
-		     0);
-	cr_assert_eq(fi_domain(px.fabric, px.info, &px.domain, NULL), 0);
-	if (waitset)
-		cr_assert_eq(fi_wait_open(px.fabric, &wa, &px.ws), 0);
-	pside_open(&px.a, ctx_a);
-	pside_open(&px.b, ctx_b);
-	pside_link(&px.a, &px.b);
-	pside_link(&px.b, &px.a);
+	uetp_test_getinfo(&px.p, uetp_test_lo_hints(FI_EP_RDM, FI_MSG));
+	uetp_test_domain_open(&px.p);
+	if (waitset) {
+		cr_assert_eq(fi_wait_open(px.p.fabric, &wa, &px.ws), 0);
+		uetp_test_own(&px.p, &px.ws->fid);
+	}
+	pside_open(&px.p.a, ctx_a);
+	pside_open(&px.p.b, ctx_b);
+	uetp_test_link(&px.p.a, &px.p.b);
+	uetp_test_link(&px.p.b, &px.p.a);
 }
 
+/* Poll sets on the mem net under the fake clock; wait sets sleep on the
+ * sockets, in real time. */
 static void px_open(void)
 {
+	uetp_test_mem_start(NULL);
 	px_open_with(false);
 }
 
@@ -121,15 +83,7 @@ static void px_open_ws(void)
 
 static void px_close(void)
 {
-	pside_close(&px.a);
-	pside_close(&px.b);
-	if (px.ws)
-		cr_assert_eq(fi_close(&px.ws->fid), 0);
-	if (px.domain)
-		cr_assert_eq(fi_close(&px.domain->fid), 0);
-	if (px.fabric)
-		cr_assert_eq(fi_close(&px.fabric->fid), 0);
-	fi_freeinfo(px.info);
+	uetp_test_pair_close(&px.p);
 	memset(&px, 0, sizeof(px));
 }
 
@@ -140,9 +94,9 @@ static void send_a_to_b(void)
 {
 	static char rbuf[64];
 
-	cr_assert_eq(fi_recv(px.b.ep, rbuf, sizeof(rbuf), NULL, FI_ADDR_UNSPEC,
+	cr_assert_eq(fi_recv(px.p.b.ep, rbuf, sizeof(rbuf), NULL, FI_ADDR_UNSPEC,
 			     (void *)0x2), 0);
-	cr_assert_eq(fi_send(px.a.ep, px.buf, 16, NULL, px.a.peer,
+	cr_assert_eq(fi_send(px.p.a.ep, px.buf, 16, NULL, px.p.a.peer,
 			     (void *)0x1), 0);
 }
 
@@ -166,10 +120,10 @@ Test(poll, reports_cqs_and_counters_until_read)
 	int n = 0;
 	bool cq_a = false, cq_b = false, cn_b = false;
 
-	cr_assert_eq(fi_poll_open(px.domain, &pa, &ps), 0);
-	cr_assert_eq(fi_poll_add(ps, &px.a.cq->fid, 0), 0);
-	cr_assert_eq(fi_poll_add(ps, &px.b.cq->fid, 0), 0);
-	cr_assert_eq(fi_poll_add(ps, &px.b.cntr->fid, 0), 0);
+	cr_assert_eq(fi_poll_open(px.p.domain, &pa, &ps), 0);
+	cr_assert_eq(fi_poll_add(ps, &px.p.a.cq->fid, 0), 0);
+	cr_assert_eq(fi_poll_add(ps, &px.p.b.cq->fid, 0), 0);
+	cr_assert_eq(fi_poll_add(ps, &px.p.b.cntr->fid, 0), 0);
 	cr_assert_eq(fi_poll(ps, ctx, 8), 0, "nothing happened yet");
 	send_a_to_b();
 	/* fi_poll alone moves the packets: no CQ is read meanwhile */
@@ -180,6 +134,8 @@ Test(poll, reports_cqs_and_counters_until_read)
 		cq_a |= has(ctx, n, ctx_a);
 		cq_b |= has(ctx, n, ctx_b);
 		cn_b |= has(ctx, n, ctx_b + 1);
+		if (!n)
+			uetp_test_idle(px.p.domain);
 	}
 	cr_assert(cq_a && cq_b && cn_b, "a cq %d, b cq %d, b cntr %d", cq_a,
 		  cq_b, cn_b);
@@ -187,16 +143,16 @@ Test(poll, reports_cqs_and_counters_until_read)
 	n = fi_poll(ps, ctx, 8);
 	cr_assert(has(ctx, n, ctx_b) && has(ctx, n, ctx_b + 1));
 	cr_assert_eq(fi_poll(ps, ctx, 1), 1, "count bounds the answer");
-	cr_assert_eq(fi_cq_read(px.b.cq, &e, 1), 1);
+	cr_assert_eq(fi_cq_read(px.p.b.cq, &e, 1), 1);
 	cr_assert_eq(e.op_context, (void *)0x2);
-	cr_assert_eq(fi_cntr_read(px.b.cntr), 1);
-	cr_assert_eq(fi_cq_read(px.a.cq, &e, 1), 1);
+	cr_assert_eq(fi_cntr_read(px.p.b.cntr), 1);
+	cr_assert_eq(fi_cq_read(px.p.a.cq, &e, 1), 1);
 	cr_assert_eq(e.op_context, (void *)0x1);
 	n = fi_poll(ps, ctx, 8);
 	cr_assert_eq(n, 0, "all read, still %d reported", n);
-	cr_assert_eq(fi_poll_del(ps, &px.a.cq->fid, 0), 0);
-	cr_assert_eq(fi_poll_del(ps, &px.b.cq->fid, 0), 0);
-	cr_assert_eq(fi_poll_del(ps, &px.b.cntr->fid, 0), 0);
+	cr_assert_eq(fi_poll_del(ps, &px.p.a.cq->fid, 0), 0);
+	cr_assert_eq(fi_poll_del(ps, &px.p.b.cq->fid, 0), 0);
+	cr_assert_eq(fi_poll_del(ps, &px.p.b.cntr->fid, 0), 0);
 	cr_assert_eq(fi_close(&ps->fid), 0);
 }
 
@@ -206,15 +162,15 @@ Test(poll, counter_add_is_an_event)
 	struct fi_poll_attr pa = { 0 };
 	void *ctx[2];
 
-	cr_assert_eq(fi_poll_open(px.domain, &pa, &ps), 0);
-	cr_assert_eq(fi_poll_add(ps, &px.a.cntr->fid, 0), 0);
+	cr_assert_eq(fi_poll_open(px.p.domain, &pa, &ps), 0);
+	cr_assert_eq(fi_poll_add(ps, &px.p.a.cntr->fid, 0), 0);
 	cr_assert_eq(fi_poll(ps, ctx, 2), 0);
-	cr_assert_eq(fi_cntr_add(px.a.cntr, 3), 0);
+	cr_assert_eq(fi_cntr_add(px.p.a.cntr, 3), 0);
 	cr_assert_eq(fi_poll(ps, ctx, 2), 1);
 	cr_assert_eq(ctx[0], ctx_a + 1);
-	cr_assert_eq(fi_cntr_read(px.a.cntr), 3);
+	cr_assert_eq(fi_cntr_read(px.p.a.cntr), 3);
 	cr_assert_eq(fi_poll(ps, ctx, 2), 0);
-	cr_assert_eq(fi_cntr_adderr(px.a.cntr, 1), 0);
+	cr_assert_eq(fi_cntr_adderr(px.p.a.cntr, 1), 0);
 	cr_assert_eq(fi_poll(ps, ctx, 2), 1, "a new error is an event too");
 	cr_assert_eq(fi_close(&ps->fid), 0);
 }
@@ -227,13 +183,13 @@ Test(poll, membership_rules)
 	struct fid_eq *eq;
 
 	pa.flags = 1;
-	cr_assert_eq(fi_poll_open(px.domain, &pa, &ps), -FI_EBADFLAGS);
+	cr_assert_eq(fi_poll_open(px.p.domain, &pa, &ps), -FI_EBADFLAGS);
 	pa.flags = 0;
-	cr_assert_eq(fi_poll_open(px.domain, &pa, &ps), 0);
-	cr_assert_eq(fi_poll_add(ps, &px.a.cq->fid, 0), 0);
-	cr_assert_eq(fi_poll_add(ps, &px.a.cq->fid, 0), -FI_EALREADY);
-	cr_assert_eq(fi_poll_del(ps, &px.b.cq->fid, 0), -FI_EINVAL);
-	cr_assert_eq(fi_eq_open(px.fabric, &ea, &eq, NULL), 0);
+	cr_assert_eq(fi_poll_open(px.p.domain, &pa, &ps), 0);
+	cr_assert_eq(fi_poll_add(ps, &px.p.a.cq->fid, 0), 0);
+	cr_assert_eq(fi_poll_add(ps, &px.p.a.cq->fid, 0), -FI_EALREADY);
+	cr_assert_eq(fi_poll_del(ps, &px.p.b.cq->fid, 0), -FI_EINVAL);
+	cr_assert_eq(fi_eq_open(px.p.fabric, &ea, &eq, NULL), 0);
 	cr_assert_eq(fi_poll_add(ps, &eq->fid, 0), -FI_EINVAL);
 	cr_assert_eq(fi_close(&eq->fid), 0);
 	/* closing the set lets its members go (the fixture closes a.cq) */
@@ -247,8 +203,8 @@ Test(poll, member_close_refused)
 	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_CONTEXT, .size = 4 };
 	struct fid_cq *cq;
 
-	cr_assert_eq(fi_cq_open(px.domain, &ca, &cq, NULL), 0);
-	cr_assert_eq(fi_poll_open(px.domain, &pa, &ps), 0);
+	cr_assert_eq(fi_cq_open(px.p.domain, &ca, &cq, NULL), 0);
+	cr_assert_eq(fi_poll_open(px.p.domain, &pa, &ps), 0);
 	cr_assert_eq(fi_poll_add(ps, &cq->fid, 0), 0);
 	cr_assert_eq(fi_close(&cq->fid), -FI_EBUSY);
 	cr_assert_eq(fi_poll_del(ps, &cq->fid, 0), 0);
@@ -274,14 +230,14 @@ Test(waitset, times_out_then_wakes_on_completion)
 	for (int got = 0; got < 2;) {
 		ret = fi_wait(px.ws, 5000);
 		cr_assert_eq(ret, 0, "fi_wait: %d", ret);
-		if (fi_cq_read(px.a.cq, &e, 1) == 1)
+		if (fi_cq_read(px.p.a.cq, &e, 1) == 1)
 			got++;
-		if (fi_cq_read(px.b.cq, &e, 1) == 1)
+		if (fi_cq_read(px.p.b.cq, &e, 1) == 1)
 			got++;
 	}
 	cr_assert_lt(uetp_now() - t0, 5 * UET_SEC);
-	fi_cntr_read(px.a.cntr);
-	fi_cntr_read(px.b.cntr);
+	fi_cntr_read(px.p.a.cntr);
+	fi_cntr_read(px.p.b.cntr);
 	cr_assert_eq(fi_wait(px.ws, 0), -FI_ETIMEDOUT, "all read");
 }
 
@@ -305,32 +261,33 @@ Test(waitset, wakes_when_data_arrives_while_sleeping)
 	void *ret;
 
 	/* only b's objects count: a's send side must not be what wakes */
-	pside_close(&px.a);
+	uetp_test_side_close(&px.p.a);
 	{
 		struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_CONTEXT,
 					 .size = 16 };
 		struct fi_av_attr aa = { .type = FI_AV_TABLE };
 
-		cr_assert_eq(fi_endpoint(px.domain, px.info, &px.a.ep, NULL),
+		cr_assert_eq(fi_endpoint(px.p.domain, px.p.info, &px.p.a.ep, NULL),
 			     0);
-		cr_assert_eq(fi_av_open(px.domain, &aa, &px.a.av, NULL), 0);
-		cr_assert_eq(fi_cq_open(px.domain, &ca, &px.a.cq, NULL), 0);
-		cr_assert_eq(fi_ep_bind(px.a.ep, &px.a.av->fid, 0), 0);
-		cr_assert_eq(fi_ep_bind(px.a.ep, &px.a.cq->fid,
+		cr_assert_eq(fi_av_open(px.p.domain, &aa, &px.p.a.av, NULL), 0);
+		cr_assert_eq(fi_cq_open(px.p.domain, &ca, &px.p.a.cq, NULL), 0);
+		cr_assert_eq(fi_ep_bind(px.p.a.ep, &px.p.a.av->fid, 0), 0);
+		cr_assert_eq(fi_ep_bind(px.p.a.ep, &px.p.a.cq->fid,
 					FI_TRANSMIT | FI_RECV), 0);
-		cr_assert_eq(fi_enable(px.a.ep), 0);
-		pside_link(&px.a, &px.b);
+		cr_assert_eq(fi_enable(px.p.a.ep), 0);
+		uetp_test_link(&px.p.a, &px.p.b);
 	}
-	cr_assert_eq(fi_recv(px.b.ep, rbuf, sizeof(rbuf), NULL,
+	cr_assert_eq(fi_recv(px.p.b.ep, rbuf, sizeof(rbuf), NULL,
 			     FI_ADDR_UNSPEC, NULL), 0);
 	cr_assert_eq(pthread_create(&t, NULL, waiter, &took), 0);
 	usleep(200 * 1000);
-	cr_assert_eq(fi_send(px.a.ep, px.buf, 16, NULL, px.a.peer, NULL), 0);
+	cr_assert_eq(fi_send(px.p.a.ep, px.buf, 16, NULL, px.p.a.peer, NULL),
+		     0);
 	cr_assert_eq(pthread_join(t, &ret), 0);
 	cr_assert_eq((intptr_t)ret, 0, "fi_wait: %d", (int)(intptr_t)ret);
 	cr_assert_lt(took, 5 * UET_SEC, "woke after %llu ms",
 		     (unsigned long long)(took / UET_MSEC));
-	cr_assert_eq(fi_cntr_read(px.b.cntr), 1);
+	cr_assert_eq(fi_cntr_read(px.p.b.cntr), 1);
 }
 
 Test(waitset, getwait_and_trywait)
@@ -347,20 +304,20 @@ Test(waitset, getwait_and_trywait)
 	cr_assert_eq(fi_control(&px.ws->fid, FI_GETWAITOBJ, &wo), 0);
 	cr_assert_eq(wo, FI_WAIT_FD);
 	/* a member's fd is the set's */
-	cr_assert_eq(fi_control(&px.b.cq->fid, FI_GETWAIT, &cqfd), 0);
+	cr_assert_eq(fi_control(&px.p.b.cq->fid, FI_GETWAIT, &cqfd), 0);
 	cr_assert_eq(cqfd, fd);
-	cr_assert_eq(fi_control(&px.b.cq->fid, FI_GETWAITOBJ, &wo), 0);
+	cr_assert_eq(fi_control(&px.p.b.cq->fid, FI_GETWAITOBJ, &wo), 0);
 	cr_assert_eq(wo, FI_WAIT_SET);
-	cr_assert_eq(fi_trywait(px.fabric, &f, 1), 0, "idle: may sleep");
+	cr_assert_eq(fi_trywait(px.p.fabric, &f, 1), 0, "idle: may sleep");
 	send_a_to_b();
 	/* the fd turns readable; trywait then runs progress and says no */
 	pfd.fd = fd;
 	cr_assert_eq(poll(&pfd, 1, 5000), 1);
 	end = uetp_now() + 5 * UET_SEC;
-	while (fi_trywait(px.fabric, &f, 1) == 0 && uetp_now() < end)
+	while (fi_trywait(px.p.fabric, &f, 1) == 0 && uetp_now() < end)
 		poll(&pfd, 1, 10);
-	cr_assert_eq(fi_trywait(px.fabric, &f, 1), -FI_EAGAIN);
-	while (fi_cq_read(px.b.cq, &e, 1) != 1 && uetp_now() < end)
+	cr_assert_eq(fi_trywait(px.p.fabric, &f, 1), -FI_EAGAIN);
+	while (fi_cq_read(px.p.b.cq, &e, 1) != 1 && uetp_now() < end)
 		;
 	cr_assert_eq(e.op_context, (void *)0x2);
 }
@@ -376,19 +333,19 @@ Test(waitset, rules)
 	struct fid_cq *cq;
 	struct fid_cntr *cntr;
 
-	cr_assert_eq(fi_wait_open(px.fabric, &wa, &ws), -FI_ENOSYS);
+	cr_assert_eq(fi_wait_open(px.p.fabric, &wa, &ws), -FI_ENOSYS);
 	wa.wait_obj = FI_WAIT_FD;
 	wa.flags = 1;
-	cr_assert_eq(fi_wait_open(px.fabric, &wa, &ws), -FI_EBADFLAGS);
+	cr_assert_eq(fi_wait_open(px.p.fabric, &wa, &ws), -FI_EBADFLAGS);
 	/* FI_WAIT_SET needs a set, ours */
-	cr_assert_eq(fi_cq_open(px.domain, &ca, &cq, NULL), -FI_EINVAL);
-	cr_assert_eq(fi_cntr_open(px.domain, &na, &cntr, NULL), -FI_EINVAL);
-	ca.wait_set = (struct fid_wait *)&px.a.cq->fid;
-	cr_assert_eq(fi_cq_open(px.domain, &ca, &cq, NULL), -FI_EINVAL);
+	cr_assert_eq(fi_cq_open(px.p.domain, &ca, &cq, NULL), -FI_EINVAL);
+	cr_assert_eq(fi_cntr_open(px.p.domain, &na, &cntr, NULL), -FI_EINVAL);
+	ca.wait_set = (struct fid_wait *)&px.p.a.cq->fid;
+	cr_assert_eq(fi_cq_open(px.p.domain, &ca, &cq, NULL), -FI_EINVAL);
 	wa.flags = 0;
-	cr_assert_eq(fi_wait_open(px.fabric, &wa, &ws), 0);
+	cr_assert_eq(fi_wait_open(px.p.fabric, &wa, &ws), 0);
 	ca.wait_set = ws;
-	cr_assert_eq(fi_cq_open(px.domain, &ca, &cq, NULL), 0);
+	cr_assert_eq(fi_cq_open(px.p.domain, &ca, &cq, NULL), 0);
 	cr_assert_eq(fi_close(&ws->fid), -FI_EBUSY, "a CQ waits on it");
 	cr_assert_eq(fi_close(&cq->fid), 0);
 	cr_assert_eq(fi_close(&ws->fid), 0);

@@ -1,16 +1,17 @@
 /* A port that fails (not one packet: the socket itself) is said once, in
  * the log and as an error event on the endpoint's EQ: the application
- * learns its endpoint cannot work on, instead of waiting forever. */
+ * learns its endpoint cannot work on, instead of waiting forever. The
+ * endpoint runs on the mem port, whose receive the test breaks. */
 #include <criterion/criterion.h>
 #include <rdma/fi_errno.h>
 
 #include "uet/err.h"
 #include "uetp.h"
 
+#include "test_util.h"
+
 static struct {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
+	struct uetp_test_pair p;	/* its domain; no sides */
 	struct fid_ep *ep;
 	struct fid_cq *cq;
 	struct fid_av *av;
@@ -32,7 +33,7 @@ static int failing_recv(struct uet_net *net, struct uet_net_msg *m,
 
 Test(port, failure_reaches_the_eq)
 {
-	struct fi_info *h = fi_allocinfo();
+	struct fi_info *h = uetp_test_lo_hints(FI_EP_RDM, FI_MSG);
 	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_CONTEXT };
 	struct fi_av_attr aa = { .type = FI_AV_TABLE };
 	struct fi_eq_attr ea = { .size = 8, .wait_obj = FI_WAIT_UNSPEC };
@@ -44,28 +45,20 @@ Test(port, failure_reaches_the_eq)
 	struct uetp_ep *ep;
 	uint32_t event;
 
-	fi_prov_ini();
-	h->addr_format = FI_SOCKADDR_IN;
-	h->caps = FI_MSG;
-	h->ep_attr->type = FI_EP_RDM;
-	h->domain_attr->name = strdup("lo");
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &P.info), 0);
-	fi_freeinfo(h);
-	cr_assert_eq(uetp_fabric_open(P.info->fabric_attr, &P.fabric, NULL),
-		     0);
-	cr_assert_eq(fi_domain(P.fabric, P.info, &P.domain, NULL), 0);
-	cr_assert_eq(fi_endpoint(P.domain, P.info, &P.ep, (void *)0x5e), 0);
-	cr_assert_eq(fi_cq_open(P.domain, &ca, &P.cq, NULL), 0);
-	cr_assert_eq(fi_av_open(P.domain, &aa, &P.av, NULL), 0);
-	cr_assert_eq(fi_eq_open(P.fabric, &ea, &P.eq, NULL), 0);
+	uetp_test_mem_start(NULL);
+	uetp_test_getinfo(&P.p, h);
+	uetp_test_domain_open(&P.p);
+	cr_assert_eq(fi_endpoint(P.p.domain, P.p.info, &P.ep, (void *)0x5e), 0);
+	cr_assert_eq(fi_cq_open(P.p.domain, &ca, &P.cq, NULL), 0);
+	cr_assert_eq(fi_av_open(P.p.domain, &aa, &P.av, NULL), 0);
+	cr_assert_eq(fi_eq_open(P.p.fabric, &ea, &P.eq, NULL), 0);
 	cr_assert_eq(fi_ep_bind(P.ep, &P.cq->fid, FI_TRANSMIT | FI_RECV), 0);
 	cr_assert_eq(fi_ep_bind(P.ep, &P.av->fid, 0), 0);
 	cr_assert_eq(fi_ep_bind(P.ep, &P.eq->fid, 0), 0);
 	cr_assert_eq(fi_enable(P.ep), 0);
 
 	/* the socket breaks: every receive fails from now on */
-	ep = uetp_container_of(P.ep, struct uetp_ep, fid);
+	ep = uet_container_of(P.ep, struct uetp_ep, fid);
 	good = ep->net->ops;
 	bad = *good;
 	bad.recv = failing_recv;
@@ -89,7 +82,5 @@ Test(port, failure_reaches_the_eq)
 	cr_assert_eq(fi_close(&P.cq->fid), 0);
 	cr_assert_eq(fi_close(&P.av->fid), 0);
 	cr_assert_eq(fi_close(&P.eq->fid), 0);
-	cr_assert_eq(fi_close(&P.domain->fid), 0);
-	cr_assert_eq(fi_close(&P.fabric->fid), 0);
-	fi_freeinfo(P.info);
+	uetp_test_pair_close(&P.p);
 }

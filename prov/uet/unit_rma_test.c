@@ -1,4 +1,6 @@
-/* RMA addressing and RMA errors, through the real engine on loopback.
+/* RMA addressing and RMA errors, through the real engine on the mem net
+ * under the fake clock (the counter test, with its second thread, on
+ * loopback).
  *
  * The fixture asks as fabtests' fi_multi_mr does (libfabric 1.17): it
  * allows FI_MR_VIRT_ADDR among other bits, then writes to address 0 of
@@ -21,72 +23,17 @@
 #include "uet/wire.h"
 #include "uetp.h"
 
+#include "test_util.h"
+
 #define REGION		(64u * 1024)
 
-struct rside {
-	struct fid_ep *ep;
-	struct fid_cq *cq;
-	struct fid_av *av;
-	struct fid_cntr *wc, *rc;	/* FI_WRITE, FI_READ */
-	fi_addr_t peer;
-};
-
 static struct {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct rside a, b;
+	struct uetp_test_pair p;
 	uint8_t *mem[2];		/* b's regions */
 	struct fid_mr *mr[2];
 	struct fid_cntr *mr_cntr[2];
 	uint8_t *local;			/* a's buffer */
 } rx;
-
-static void rside_open(struct rside *s, struct fi_info *info, bool cq)
-{
-	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA, .size = 64 };
-	struct fi_cntr_attr na = { .events = FI_CNTR_EVENTS_COMP,
-				   .wait_obj = FI_WAIT_UNSPEC };
-	struct fi_av_attr aa = { .type = FI_AV_TABLE };
-
-	cr_assert_eq(fi_endpoint(rx.domain, info, &s->ep, NULL), 0);
-	cr_assert_eq(fi_av_open(rx.domain, &aa, &s->av, NULL), 0);
-	cr_assert_eq(fi_cntr_open(rx.domain, &na, &s->wc, NULL), 0);
-	cr_assert_eq(fi_cntr_open(rx.domain, &na, &s->rc, NULL), 0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->av->fid, 0), 0);
-	if (cq) {
-		cr_assert_eq(fi_cq_open(rx.domain, &ca, &s->cq, NULL), 0);
-		cr_assert_eq(fi_ep_bind(s->ep, &s->cq->fid,
-					FI_TRANSMIT | FI_RECV), 0);
-	}
-	cr_assert_eq(fi_ep_bind(s->ep, &s->wc->fid, FI_WRITE), 0);
-	cr_assert_eq(fi_ep_bind(s->ep, &s->rc->fid, FI_READ), 0);
-	cr_assert_eq(fi_enable(s->ep), 0);
-}
-
-static void rside_close(struct rside *s)
-{
-	if (s->ep)
-		cr_assert_eq(fi_close(&s->ep->fid), 0);
-	if (s->cq)
-		cr_assert_eq(fi_close(&s->cq->fid), 0);
-	if (s->wc)
-		cr_assert_eq(fi_close(&s->wc->fid), 0);
-	if (s->rc)
-		cr_assert_eq(fi_close(&s->rc->fid), 0);
-	if (s->av)
-		cr_assert_eq(fi_close(&s->av->fid), 0);
-	memset(s, 0, sizeof(*s));
-}
-
-static void rside_link(struct rside *a, struct rside *b)
-{
-	struct sockaddr_in sin;
-	size_t len = sizeof(sin);
-
-	cr_assert_eq(fi_getname(&b->ep->fid, &sin, &len), 0);
-	cr_assert_eq(fi_av_insert(a->av, &sin, 1, &a->peer, 0, NULL), 1);
-}
 
 /* b's two regions, each with a FI_REMOTE_WRITE counter. */
 static void regions_open(void)
@@ -95,12 +42,14 @@ static void regions_open(void)
 
 	for (int i = 0; i < 2; i++) {
 		rx.mem[i] = calloc(1, REGION);
-		cr_assert_eq(fi_cntr_open(rx.domain, &na, &rx.mr_cntr[i],
+		cr_assert_eq(fi_cntr_open(rx.p.domain, &na, &rx.mr_cntr[i],
 					  NULL), 0);
-		cr_assert_eq(fi_mr_reg(rx.domain, rx.mem[i], REGION,
+		uetp_test_own(&rx.p, &rx.mr_cntr[i]->fid);
+		cr_assert_eq(fi_mr_reg(rx.p.domain, rx.mem[i], REGION,
 				       FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
 				       (uint64_t)i + 1, FI_RMA_EVENT,
 				       &rx.mr[i], NULL), 0);
+		uetp_test_own(&rx.p, &rx.mr[i]->fid);
 		cr_assert_eq(fi_mr_bind(rx.mr[i], &rx.mr_cntr[i]->fid,
 					FI_REMOTE_WRITE), 0);
 		cr_assert_eq(fi_mr_enable(rx.mr[i]), 0);
@@ -109,41 +58,44 @@ static void regions_open(void)
 
 static void rx_open_with(bool a_cq)
 {
-	struct fi_info *h = fi_allocinfo(), *ia;
+	struct fi_info *h = uetp_test_lo_hints(FI_EP_RDM, FI_RMA |
+					       FI_RMA_EVENT | FI_MSG), *ia;
+	struct uetp_test_side_attr sa = {
+		.cq = { .format = FI_CQ_FORMAT_DATA, .size = 64 },
+		.cntr = { .events = FI_CNTR_EVENTS_COMP,
+			  .wait_obj = FI_WAIT_UNSPEC },
+		.rw_cntrs = true,
+	};
 
-	fi_prov_ini();
-	h->addr_format = FI_SOCKADDR_IN;
-	h->domain_attr->name = strdup("lo");
-	h->ep_attr->type = FI_EP_RDM;
-	h->caps = FI_RMA | FI_RMA_EVENT | FI_MSG;
 	h->mode = FI_CONTEXT;
 	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ENDPOINT |
 				  FI_MR_ALLOCATED | FI_MR_PROV_KEY |
 				  FI_MR_VIRT_ADDR;
-	cr_assert_eq(uetp_attr_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h,
-				       &rx.info), 0);
-	fi_freeinfo(h);
-	cr_assert_eq(uetp_fabric_open(rx.info->fabric_attr, &rx.fabric, NULL),
-		     0);
-	cr_assert_eq(fi_domain(rx.fabric, rx.info, &rx.domain, NULL), 0);
+	uetp_test_getinfo(&rx.p, h);
+	uetp_test_domain_open(&rx.p);
 	/* a initiates only: without a CQ it has its counters alone */
-	ia = fi_dupinfo(rx.info);
+	ia = fi_dupinfo(rx.p.info);
 	if (!a_cq) {
 		ia->caps = FI_RMA | FI_READ | FI_WRITE;
 		ia->tx_attr->caps = ia->caps;
 		ia->rx_attr->caps = 0;
+		sa.cq.format = 0;
 	}
-	rside_open(&rx.a, ia, a_cq);
+	uetp_test_side_open(&rx.p.a, rx.p.domain, ia, &sa);
 	fi_freeinfo(ia);
-	rside_open(&rx.b, rx.info, true);
-	rside_link(&rx.a, &rx.b);
-	rside_link(&rx.b, &rx.a);
+	sa.cq.format = FI_CQ_FORMAT_DATA;
+	uetp_test_side_open(&rx.p.b, rx.p.domain, rx.p.info, &sa);
+	uetp_test_link(&rx.p.a, &rx.p.b);
+	uetp_test_link(&rx.p.b, &rx.p.a);
 	regions_open();
 	rx.local = calloc(1, REGION);
 }
 
+/* On the mem net under the fake clock: what does not wait on another
+ * thread. */
 static void rx_open(void)
 {
+	uetp_test_mem_start(NULL);
 	rx_open_with(true);
 }
 
@@ -154,21 +106,10 @@ static void rx_open_counters_only(void)
 
 static void rx_close(void)
 {
-	rside_close(&rx.a);
-	rside_close(&rx.b);
-	for (int i = 0; i < 2; i++) {
-		if (rx.mr[i])
-			cr_assert_eq(fi_close(&rx.mr[i]->fid), 0);
-		if (rx.mr_cntr[i])
-			cr_assert_eq(fi_close(&rx.mr_cntr[i]->fid), 0);
+	uetp_test_pair_close(&rx.p);
+	for (int i = 0; i < 2; i++)
 		free(rx.mem[i]);
-	}
 	free(rx.local);
-	if (rx.domain)
-		cr_assert_eq(fi_close(&rx.domain->fid), 0);
-	if (rx.fabric)
-		cr_assert_eq(fi_close(&rx.fabric->fid), 0);
-	fi_freeinfo(rx.info);
 	memset(&rx, 0, sizeof(rx));
 }
 
@@ -185,15 +126,16 @@ static ssize_t next_comp(struct fi_cq_err_entry *ee)
 	ssize_t ret;
 
 	do {
-		ret = fi_cq_read(rx.a.cq, &e, 1);
+		ret = fi_cq_read(rx.p.a.cq, &e, 1);
 		if (ret == -FI_EAVAIL) {
 			memset(ee, 0, sizeof(*ee));
-			cr_assert_eq(fi_cq_readerr(rx.a.cq, ee, 0), 1);
+			cr_assert_eq(fi_cq_readerr(rx.p.a.cq, ee, 0), 1);
 			return ret;
 		}
 		if (ret != -FI_EAGAIN)
 			break;
-		fi_cq_read(rx.b.cq, &e, 0);	/* the target's progress */
+		fi_cq_read(rx.p.b.cq, &e, 0);	/* the target's progress */
+		uetp_test_idle(rx.p.domain);
 	} while (uetp_now() < end);
 	cr_assert_eq(ret, 1, "no completion within 10 s (%zd)", ret);
 	return ret;
@@ -227,7 +169,7 @@ static uint64_t key_of(int i)
 /* Where region i starts, in this domain's addressing. */
 static uint64_t base_of(int i)
 {
-	return (rx.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	return (rx.p.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
 	       (uint64_t)(uintptr_t)rx.mem[i] : 0;
 }
 
@@ -235,12 +177,12 @@ static uint64_t base_of(int i)
  * with the regions' counters counting the writes. */
 Test(rma, regions_addressed_by_offset)
 {
-	cr_assert_eq(rx.info->domain_attr->mr_mode, FI_MR_PROV_KEY,
+	cr_assert_eq(rx.p.info->domain_attr->mr_mode, FI_MR_PROV_KEY,
 		     "FI_MR_VIRT_ADDR granted though not needed");
 	for (int i = 0; i < 2; i++) {
 		memset(rx.local, 0xA0 + i, REGION);
-		cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL,
-				      rx.a.peer, 0, key_of(i), NULL), 0);
+		cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL,
+				      rx.p.a.peer, 0, key_of(i), NULL), 0);
 		expect_ok();
 	}
 	for (int i = 0; i < 2; i++) {
@@ -249,11 +191,11 @@ Test(rma, regions_addressed_by_offset)
 		cr_assert_eq(fi_cntr_read(rx.mr_cntr[i]), 1);
 	}
 	/* the region's virtual address is beyond it: an error, promptly */
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, 64, NULL, rx.a.peer,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, 64, NULL, rx.p.a.peer,
 			      (uint64_t)(uintptr_t)rx.mem[1], key_of(1),
 			      (void *)9), 0);
 	expect_err(FI_EFAULT, UET_RC_BAD_ADDR, (void *)9);
-	cr_assert_eq(fi_cntr_readerr(rx.a.wc), 1);
+	cr_assert_eq(fi_cntr_readerr(rx.p.a.wc), 1);
 	cr_assert_eq(fi_cntr_read(rx.mr_cntr[1]), 1);
 }
 
@@ -268,14 +210,14 @@ static void rx_open_virt(void)
 Test(rma_env, regions_addressed_by_virtual_address, .init = rx_open_virt,
      .fini = rx_close)
 {
-	cr_assert_eq(rx.info->domain_attr->mr_mode,
+	cr_assert_eq(rx.p.info->domain_attr->mr_mode,
 		     FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
 	memset(rx.local, 0x5A, REGION);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL, rx.a.peer,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer,
 			      base_of(0), key_of(0), NULL), 0);
 	expect_ok();
 	cr_assert_eq(rx.mem[0][REGION - 1], 0x5A);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL, rx.a.peer, 0,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer, 0,
 			      key_of(1), (void *)3), 0);
 	expect_err(FI_EFAULT, UET_RC_BAD_ADDR, (void *)3);
 	cr_assert_eq(fi_cntr_read(rx.mr_cntr[1]), 0);
@@ -296,61 +238,63 @@ Test(rma, errors_always_complete)
 	uet_time end;
 
 	/* writes: bad key, one packet and many; straddling the end */
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, 16, NULL, rx.a.peer, b, bad,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, 16, NULL, rx.p.a.peer, b, bad,
 			      (void *)1), 0);
 	expect_err(FI_EKEYREJECTED, UET_RC_BAD_MKEY, (void *)1);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL, rx.a.peer, b,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer, b,
 			      bad, (void *)2), 0);
 	expect_err(FI_EKEYREJECTED, UET_RC_BAD_MKEY, (void *)2);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL, rx.a.peer,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer,
 			      b + 1, k, (void *)3), 0);
 	expect_err(FI_EFAULT, UET_RC_BAD_ADDR, (void *)3);
-	cr_assert_eq(fi_writedata(rx.a.ep, rx.local, 64, NULL, 7, rx.a.peer,
+	cr_assert_eq(fi_writedata(rx.p.a.ep, rx.local, 64, NULL, 7, rx.p.a.peer,
 				  b, bad, (void *)4), 0);
 	expect_err(FI_EKEYREJECTED, UET_RC_BAD_MKEY, (void *)4);
 	werr += 4;
 	/* delivery complete and fenced */
 	iov.iov_len = 512;
 	msg.context = (void *)5;
-	cr_assert_eq(fi_writemsg(rx.a.ep, &msg, FI_DELIVERY_COMPLETE), 0);
+	cr_assert_eq(fi_writemsg(rx.p.a.ep, &msg, FI_DELIVERY_COMPLETE), 0);
 	expect_err(FI_EFAULT, UET_RC_BAD_ADDR, (void *)5);
 	riov.key = bad;
 	riov.addr = b;
 	msg.context = (void *)6;
-	cr_assert_eq(fi_writemsg(rx.a.ep, &msg, FI_FENCE | FI_COMPLETION), 0);
+	cr_assert_eq(fi_writemsg(rx.p.a.ep, &msg, FI_FENCE | FI_COMPLETION), 0);
 	expect_err(FI_EKEYREJECTED, UET_RC_BAD_MKEY, (void *)6);
 	werr += 2;
 	/* reads: data in the ACK and in the return direction */
-	cr_assert_eq(fi_read(rx.a.ep, rx.local, 16, NULL, rx.a.peer,
+	cr_assert_eq(fi_read(rx.p.a.ep, rx.local, 16, NULL, rx.p.a.peer,
 			     b + REGION - 8, k, (void *)7), 0);
 	expect_err(FI_EFAULT, UET_RC_BAD_ADDR, (void *)7);
-	cr_assert_eq(fi_read(rx.a.ep, rx.local, REGION, NULL, rx.a.peer,
+	cr_assert_eq(fi_read(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer,
 			     b + 4096, k, (void *)8), 0);
 	expect_err(FI_EFAULT, UET_RC_BAD_ADDR, (void *)8);
-	cr_assert_eq(fi_read(rx.a.ep, rx.local, REGION, NULL, rx.a.peer, b,
+	cr_assert_eq(fi_read(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer, b,
 			     bad, (void *)9), 0);
 	expect_err(FI_EKEYREJECTED, UET_RC_BAD_MKEY, (void *)9);
 	rerr += 3;
 	/* an inject has no context: its error still comes, and counts */
-	cr_assert_eq(fi_inject_write(rx.a.ep, rx.local, 8, rx.a.peer, b, bad),
+	cr_assert_eq(fi_inject_write(rx.p.a.ep, rx.local, 8, rx.p.a.peer, b, bad),
 		     0);
 	expect_err(FI_EKEYREJECTED, UET_RC_BAD_MKEY, NULL);
 	werr++;
-	cr_assert_eq(fi_cntr_readerr(rx.a.wc), werr);
-	cr_assert_eq(fi_cntr_readerr(rx.a.rc), rerr);
+	cr_assert_eq(fi_cntr_readerr(rx.p.a.wc), werr);
+	cr_assert_eq(fi_cntr_readerr(rx.p.a.rc), rerr);
 	cr_assert_eq(fi_cntr_read(rx.mr_cntr[0]), 0);
 	/* nothing landed; and the endpoint still works */
 	for (size_t i = 0; i < REGION; i++)
 		cr_assert_eq(rx.mem[0][i], 0, "byte %zu written", i);
 	memset(rx.local, 0x77, REGION);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL, rx.a.peer, b, k,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer, b, k,
 			      NULL), 0);
 	expect_ok();
 	cr_assert_eq(rx.mem[0][REGION - 1], 0x77);
 	end = uetp_now() + UET_SEC;
-	while (uetp_now() < end)
-		cr_assert_eq(fi_cq_readerr(rx.a.cq, &ee, 0), -FI_EAGAIN,
+	while (uetp_now() < end) {
+		cr_assert_eq(fi_cq_readerr(rx.p.a.cq, &ee, 0), -FI_EAGAIN,
 			     "a stray error entry");
+		uetp_test_idle(rx.p.domain);
+	}
 }
 
 /* The target's progress, from another thread, while a waits. */
@@ -360,7 +304,7 @@ static void *target_progress(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&target_stop))
-		fi_cq_read(rx.b.cq, NULL, 0);
+		fi_cq_read(rx.p.b.cq, NULL, 0);
 	return NULL;
 }
 
@@ -377,19 +321,19 @@ Test(rma_env, errors_reach_counters, .init = rx_open_counters_only,
 
 	atomic_store(&target_stop, false);
 	cr_assert_eq(pthread_create(&th, NULL, target_progress, NULL), 0);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, REGION, NULL, rx.a.peer,
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, REGION, NULL, rx.p.a.peer,
 			      b + 8, k, NULL), 0);
 	t0 = uetp_now();
-	cr_assert_eq(fi_cntr_wait(rx.a.wc, 1, 20000), -FI_EAVAIL);
+	cr_assert_eq(fi_cntr_wait(rx.p.a.wc, 1, 20000), -FI_EAVAIL);
 	cr_assert_lt(uetp_now() - t0, 10 * UET_SEC);
-	cr_assert_eq(fi_cntr_readerr(rx.a.wc), 1);
-	cr_assert_eq(fi_read(rx.a.ep, rx.local, 64, NULL, rx.a.peer, b,
+	cr_assert_eq(fi_cntr_readerr(rx.p.a.wc), 1);
+	cr_assert_eq(fi_read(rx.p.a.ep, rx.local, 64, NULL, rx.p.a.peer, b,
 			     k + 99, NULL), 0);
-	cr_assert_eq(fi_cntr_wait(rx.a.rc, 1, 20000), -FI_EAVAIL);
-	cr_assert_eq(fi_cntr_readerr(rx.a.rc), 1);
-	cr_assert_eq(fi_write(rx.a.ep, rx.local, 64, NULL, rx.a.peer, b, k,
+	cr_assert_eq(fi_cntr_wait(rx.p.a.rc, 1, 20000), -FI_EAVAIL);
+	cr_assert_eq(fi_cntr_readerr(rx.p.a.rc), 1);
+	cr_assert_eq(fi_write(rx.p.a.ep, rx.local, 64, NULL, rx.p.a.peer, b, k,
 			      NULL), 0);
-	cr_assert_eq(fi_cntr_wait(rx.a.wc, 1, 20000), 0);
+	cr_assert_eq(fi_cntr_wait(rx.p.a.wc, 1, 20000), 0);
 	atomic_store(&target_stop, true);
 	pthread_join(th, NULL);
 }

@@ -187,7 +187,7 @@ static void expect_dscp(enum fi_ep_type type, uint32_t ep_tc,
 	uint8_t tos;
 
 	wire_open(&w, type, ep_tc, dom_tc);
-	ep = uetp_container_of(w.ep, struct uetp_ep, fid);
+	ep = uet_container_of(w.ep, struct uetp_ep, fid);
 	cr_assert_eq(ep->tclass, uetp_tclass_resolve(ep_tc, dom_tc));
 	cr_assert_eq(ep->dscp, dscp);
 	cr_assert_eq(fi_send(w.ep, "tc", 3, NULL, w.peer, NULL), 0);

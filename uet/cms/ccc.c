@@ -76,6 +76,7 @@ struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
 	c->cfg = t->cfg;
 	c->mtu = UET_CCC_NOMINAL((int64_t)t->cfg->mtu);
 	c->last_cut = UET_TIME_NONE;
+	c->pace_at = UET_TIME_NONE;
 	c->rtt_last = UET_TIME_NONE;
 	c->ops->init(c, now);
 	return c;

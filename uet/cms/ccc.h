@@ -1,11 +1,11 @@
-/* Congestion control contexts (cms.md §1): one CCC per destination FEP,
- * shared by every PDC toward it in that direction. PDS asks it before a
- * packet goes (uet_ccc_can_send) and tells it what happened to every
- * packet: sent, acknowledged (bytes, RTT sample, ECN echo), NACKed
- * (trimmed), lost (RTO). The algorithm is an ops table, one per file
- * (fixed.c, nscc.c); this file holds what all of them share: the bytes
- * in flight, counted in nominal packet sizes (cms.md §1.1), and the
- * table of contexts of a FEP.
+/* Congestion control contexts (UE 1.0 §3.6.12, docs/choices.md §9.1): one
+ * CCC per destination FEP, shared by every PDC toward it in that direction.
+ * PDS asks it before a packet goes (uet_ccc_can_send) and tells it what
+ * happened to every packet: sent, acknowledged (bytes, RTT sample, ECN
+ * echo), NACKed (trimmed), lost (RTO). The algorithm is an ops table, one
+ * per file (fixed.c, nscc.c); this file holds what all of them share: the
+ * bytes in flight, counted in nominal packet sizes (UE 1.0 §3.6.12), and
+ * the table of contexts of a FEP.
  *
  * Loss events carry the lost packet's send time, so that an algorithm
  * that halves its window can treat a burst of losses as one congestion
@@ -20,21 +20,20 @@
 
 #include "uet/addr.h"
 #include "uet/fep.h"
+#include "uet/list.h"
 #include "uet/time.h"
 
-#include "../pds/list.h"
-
-/* cms.md §1.1: nominal size = UDP length + 40, i.e. the UET bytes plus
+/* UE 1.0 §3.6.12: nominal size = UDP length + 40, i.e. the UET bytes plus
  * the UDP header plus 40, the same at both ends whatever the
  * encapsulation. */
 #define UET_CCC_NOMINAL(uet_bytes)	((uet_bytes) + 8u + 40u)
 
-/* Unit of the ACK_CC service_time field (cms.md §2 leaves it open): 16
- * bits of 128 ns, the tx_timestamp precision of cms.md §3.3, hold up to
+/* Unit of the ACK_CC service_time field (uet's choice): 16 bits
+ * of 128 ns, the tx_timestamp precision of UE 1.0 §3.6.13.3, hold up to
  * 8.4 ms. */
 #define UET_CCC_SERVICE_NS	128u
 
-/* Why a packet came back NACKed (cms.md §1.3 OnNACK). */
+/* Why a packet came back NACKed (UE 1.0 §3.6.12.3 OnNACK). */
 enum uet_cc_nack {
 	UET_CC_NACK_TRIM,		/* trimmed in the fabric */
 	UET_CC_NACK_TRIM_LASTHOP,	/* trimmed at the last hop */
@@ -47,12 +46,13 @@ struct uet_cc_ack {
 	uint32_t pkts;
 	uet_time rtt;		/* valid sample less service time, or NONE */
 	bool ecn;		/* flag M: a covered packet was CE-marked */
-	uint8_t pend;		/* ACK_CC rcv_cwnd_pend, 0..127 (cms.md §3.6) */
+	uint8_t pend;		/* ACK_CC rcv_cwnd_pend, 0..127 (UE 1.0 §3.6.13.2) */
 	bool restore;		/* ACK_CC rc: restore the window saved */
 	uet_time now;
 };
 
-/* NSCC state (cms.md §3.4); bytes signed where the spec says so. */
+/* NSCC state (UE 1.0 §3.6.13, Table 3-77); bytes signed where the spec says
+ * so. */
 struct uet_nscc {
 	int64_t cwnd, max_wnd;
 	int64_t saved_cwnd;
@@ -64,13 +64,16 @@ struct uet_nscc {
 	bool trigger_qa, increase_mode;
 	bool rcv_limit;			/* destination flow control active */
 	uet_time qa_endtime, last_adjust_time, last_dec_time;
-	/* derived once (cms.md §3.3) */
+	uet_time tq;			/* the target for this window */
+	uet_time sub_cut_at;		/* last halving below one packet */
+	/* derived once (UE 1.0 §3.6.13.3) */
 	uet_time target_qdelay, qa_threshold;
 	double alpha, fi, eta, fi_scale;
 	int64_t mtu;
+	int64_t min_wnd;		/* below one packet: paced */
 };
 
-/* RCCC sender state (cms.md §4; rccc.c says what uet chose). Credit is
+/* RCCC sender state (UE 1.0 §3.6.14; rccc.c says what uet chose). Credit is
  * counted in bytes here and in 256-byte quanta on the wire, as a 24-bit
  * cumulative count of what the target granted. */
 #define UET_RCCC_QUANTUM	256u
@@ -126,6 +129,8 @@ struct uet_ccc {
 	int64_t mtu;			/* nominal size of a full packet */
 	int64_t cwnd;			/* the algorithm's window, bytes */
 	uet_time last_cut;		/* fixed: last reduction (episodes) */
+	uet_time pace_at;		/* no packet before (a window below
+					 * one packet); UET_TIME_NONE: none */
 	uet_time rtt_last;		/* last sample, for stats */
 	uint64_t ecn_acks, acks;	/* ACKs with and without M */
 	struct uet_nscc nscc;		/* NSCC, NSCC+RCCC */
@@ -156,7 +161,20 @@ const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca);
 
 static inline bool uet_ccc_can_send(const struct uet_ccc *c, bool fwd)
 {
-	return c->ops->can_send(c, fwd);
+	return c->pace_at == UET_TIME_NONE && c->ops->can_send(c, fwd);
+}
+
+/* Pacing: until when the CCC holds its next packet (UET_TIME_NONE: it
+ * does not). PDS's timer ends the pause (uet_ccc_pace_over) then and
+ * wakes the CCC's PDCs. */
+static inline uet_time uet_ccc_pace_at(const struct uet_ccc *c)
+{
+	return c ? c->pace_at : UET_TIME_NONE;
+}
+
+static inline void uet_ccc_pace_over(struct uet_ccc *c)
+{
+	c->pace_at = UET_TIME_NONE;
 }
 
 /* RCCC (no-ops for the other algorithms): does the CCC pace by credit;

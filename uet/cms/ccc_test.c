@@ -1,6 +1,6 @@
 /* The congestion contexts and their algorithms, driven with synthetic
  * events and a fake clock: the table, the fixed window, and NSCC's rules
- * (cms.md §3.5) one by one. */
+ * (UE 1.0 §3.6.13) one by one. */
 #include <criterion/criterion.h>
 
 #include "ccc.h"
@@ -85,7 +85,8 @@ Test(ccc, nscc_starts_at_max_window)
 	cr_assert_eq(c->nscc.target_qdelay, RTT, "no trimming: 1 RTT");
 	uet_ccc_table_fini(&tab);
 	c = open_cc(UET_CCA_NSCC, true);
-	cr_assert_eq(c->nscc.target_qdelay, RTT * 3 / 4, "trimming: 0.75");
+	cr_assert_eq(c->nscc.target_qdelay, (uet_time)((double)RTT * 0.35),
+		     "trimming: 0.35 (uet's, nscc.c)");
 	uet_ccc_table_fini(&tab);
 }
 
@@ -203,9 +204,9 @@ Test(ccc, nscc_smaller_rtt_lowers_base_and_max_window)
 	uet_ccc_table_fini(&tab);
 }
 
-/* Losses and trims take a packet off the window, never below one MTU;
- * a trim can instead set it to what the last period delivered (quick
- * adapt). */
+/* Losses and trims take a packet off the window down to one MTU, then
+ * halve it at most once per base RTT; a trim can instead set it to what
+ * the last period delivered (quick adapt). */
 Test(ccc, nscc_loss_and_trim_shrink_to_at_least_one_mtu)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
@@ -216,7 +217,13 @@ Test(ccc, nscc_loss_and_trim_shrink_to_at_least_one_mtu)
 	cr_assert_eq(c->cwnd, w - MTU);
 	for (i = 0; i < 10000; i++)
 		c->ops->on_loss(c, MTU, 1000, 2000);
-	cr_assert_eq(c->cwnd, c->mtu, "floor: one full packet");
+	cr_assert_eq(c->cwnd, c->mtu / 2,
+		     "one full packet, then halved once in a base RTT");
+	c->ops->on_loss(c, MTU, 2000, 2000 + RTT);
+	cr_assert_eq(c->cwnd, c->mtu / 4, "and again a base RTT later");
+	for (i = 0; i < 64; i++)
+		c->ops->on_loss(c, MTU, 2000, 2000 + (i + 2) * RTT);
+	cr_assert_eq(c->cwnd, c->nscc.min_wnd, "floor: MTU / 128");
 	uet_ccc_table_fini(&tab);
 
 	c = open_cc(UET_CCA_NSCC, true);
@@ -231,7 +238,125 @@ Test(ccc, nscc_loss_and_trim_shrink_to_at_least_one_mtu)
 	uet_ccc_table_fini(&tab);
 }
 
-/* Destination flow control (cms.md §3.6): pend/128 of each ACK's bytes
+/* Below one packet the window is a rate: one packet at a time, the
+ * next after bytes x (base RTT + average delay) / cwnd, held by pace_at
+ * until PDS's timer ends the pause. */
+Test(ccc, nscc_window_below_a_packet_is_paced)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	int64_t w = c->mtu / 4;
+	uet_time gap;
+
+	c->nscc.cwnd = c->cwnd = w;
+	c->nscc.avg_delay = RTT / 8;
+	cr_assert(uet_ccc_can_send(c, true));
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 5000);
+	gap = (uet_time)((double)(RTT + RTT / 8) * (double)c->mtu /
+			 (double)w);
+	cr_assert_eq(uet_ccc_pace_at(c), 5000 + gap, "4 RTTs and a bit");
+	cr_assert_not(uet_ccc_can_send(c, true), "paced");
+	uet_ccc_pace_over(c);
+	cr_assert_not(uet_ccc_can_send(c, true), "and one at a time");
+	uet_ccc_land(c, (uint32_t)c->mtu);
+	cr_assert(uet_ccc_can_send(c, true));
+	/* a window of a packet or more is not paced */
+	c->nscc.cwnd = c->cwnd = c->mtu;
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 6000);
+	cr_assert_eq(uet_ccc_pace_at(c), UET_TIME_NONE);
+	uet_ccc_table_fini(&tab);
+}
+
+/* Below a packet an ACK comes once in MTU / cwnd RTTs: it adds what a
+ * one-packet window gains in one RTT, in proportion to the window (a
+ * little more to the smaller one, whose target is higher). */
+static int64_t grow_once(int64_t w)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+
+	c->nscc.cwnd = c->cwnd = w;
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 5000);
+	ack(c, (uint32_t)c->mtu, RTT + RTT / 8, false, 5000 + 2 * RTT);
+	w = c->cwnd - w;
+	uet_ccc_table_fini(&tab);
+	return w;
+}
+
+Test(ccc, nscc_increase_below_a_packet_is_relative)
+{
+	int64_t m = UET_CCC_NOMINAL(MTU), d1 = grow_once(m / 16),
+		d2 = grow_once(m / 8);
+
+	cr_assert_gt(d1, 0, "clear: it grows");
+	cr_assert(d2 > d1 && d2 < 2 * d1,
+		  "twice the window, not quite twice the step: %ld %ld",
+		  (long)d1, (long)d2);
+	cr_assert_lt(d2, m / 2, "not packets per ACK");
+}
+
+/* An ACK without a valid RTT sample (a resend's) moves the window with
+ * the average delay, as in the UEC simulator: stopping there froze it
+ * while a trimmed burst was resent. */
+Test(ccc, nscc_ack_without_sample_uses_the_average)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	int64_t half = c->cwnd / 2;
+	uet_time t = 1000;
+	unsigned i;
+
+	c->nscc.cwnd = c->cwnd = half;
+	for (i = 0; i < 64; i++) {
+		t += 100;
+		uet_ccc_on_send(c, MTU, true, t);
+		ack(c, MTU, UET_TIME_NONE, false, t);
+	}
+	cr_assert_gt(c->cwnd, half, "average delay 0: proportional increase");
+	uet_ccc_table_fini(&tab);
+}
+
+/* The target rises as the window shrinks (1/sqrt of it), by 0.4 base
+ * RTT at MTU / 32: a flow below its share sees less delay above its
+ * target than the others, and gains on them. */
+Test(ccc, nscc_target_rises_as_the_window_shrinks)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	uet_time t0 = c->nscc.target_qdelay, prev = t0, tq;
+	int64_t w;
+
+	for (w = c->nscc.max_wnd; w >= c->nscc.min_wnd; w /= 2) {
+		c->nscc.cwnd = c->cwnd = w;
+		uet_ccc_on_send(c, MTU, false, 2000);
+		ack(c, MTU, RTT, true, 2000);	/* no change: ECN, no delay */
+		tq = c->nscc.tq;
+		cr_assert_geq(tq, prev, "window %ld", (long)w);
+		prev = tq;
+	}
+	c->nscc.cwnd = c->cwnd = c->nscc.max_wnd;
+	ack(c, 0, RTT, true, 2000);
+	cr_assert_eq(c->nscc.tq, t0, "a full window: the plain target");
+	c->nscc.cwnd = c->cwnd = c->mtu / 32;
+	ack(c, 0, RTT, true, 2000);
+	cr_assert_eq(c->nscc.tq, t0 + (uet_time)(0.4 * (double)RTT));
+	uet_ccc_table_fini(&tab);
+}
+
+/* Quick adapt sets the window to what the period delivered, never
+ * above what it was: a window below a packet stays. */
+Test(ccc, nscc_quick_adapt_never_raises_the_window)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	int64_t w = c->mtu / 4;
+
+	c->nscc.cwnd = c->cwnd = w;
+	ack(c, 0, RTT, true, 1000 + 3 * RTT);	/* starts a period */
+	w = c->cwnd;
+	c->ops->on_nack(c, MTU, UET_CC_NACK_TRIM, true, UET_TIME_NONE,
+			1000 + 9 * RTT);
+	cr_assert_not(c->nscc.trigger_qa, "quick adapt ran");
+	cr_assert_eq(c->cwnd, w, "not up to one MTU");
+	uet_ccc_table_fini(&tab);
+}
+
+/* Destination flow control (UE 1.0 §3.6.13.2): pend/128 of each ACK's bytes
  * off a window no larger than what is in flight, and no increase while
  * it lasts; the window of its start back when an ACK says rc, forgotten
  * when it ends without. */

@@ -2,6 +2,8 @@
  * packets on one EV, the resend rule, the walk and the random source. */
 #include <string.h>
 
+#include "uet/rand.h"
+
 #include "lb.h"
 
 static const struct uet_lb_ops *const lb_kinds[] = {
@@ -32,12 +34,7 @@ const char *uet_lb_name(uint8_t kind)
 
 uint32_t uet_lb_rand(struct uet_lb *lb)
 {
-	uint32_t x = lb->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return lb->rng = x;
+	return (uint32_t)(uet_rand(&lb->rng) >> 32);
 }
 
 uint16_t uet_lb_walk(struct uet_lb *lb)
@@ -72,8 +69,8 @@ void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
 	lb->run = run ? run : 1;
 	lb->trimming = trimming;
 	lb->hold = hold;
-	lb->rng = seed ? seed : 0x9e3779b9u;
-	/* A random start per PDC (cms.md §5.3). */
+	lb->rng = seed;
+	/* A random start per PDC (UE 1.0 §3.6.16.3). */
 	lb->idx = (uint16_t)(uet_lb_rand(lb) & (lb->pow2 - 1u));
 	lb->xor_ = (uint16_t)(uet_lb_rand(lb) & (lb->pow2 - 1u));
 	lb->cur = (uint16_t)(uet_lb_rand(lb) % count);

@@ -1,4 +1,4 @@
-/* Entropy selection (cms.md §5): which entropy value (EV), hence which
+/* Entropy selection (UE 1.0 §3.6.16): which entropy value (EV), hence which
  * path, the next packet of a PDC takes, learnt from what came back.
  *
  * One policy per file behind uet_lb_ops (enum uet_lb_kind, cfg.lb):
@@ -51,7 +51,7 @@ struct uet_lb {
 	uint16_t pow2;			/* smallest power of two >= count */
 	uint16_t run, used, cur;	/* runs of new packets on one EV */
 	bool trimming;			/* the fabric trims: losses are paths */
-	uint32_t rng;			/* xorshift32 state */
+	uint64_t rng;			/* uet/rand.h state */
 	uet_time hold;			/* REPS freeze after a timeout */
 	/* The walk (oblivious, bitmap): (idx ^ xor) over pow2, then
 	 * values beyond count skipped; xor redrawn at each wrap. */

@@ -1,9 +1,9 @@
-/* Bitmap (STrack, cms.md §5.4, §5.5): a penalty per EV, raised by bad
+/* Bitmap (STrack, UE 1.0 §3.6.16.4): a penalty per EV, raised by bad
  * news: an ECN mark +1, a trim or inferred loss +4, a timeout to the
  * cap (retired). The oblivious walk skips a penalized EV and lowers its
  * penalty by one, so a retired EV is probed again UET_LB_PEN_MAX passes
  * later (a healed path comes back). On a trimming fabric an inferred
- * loss is a failed path too (cms.md §5.6) and retires. A clean ACK
+ * loss is a failed path too (UE 1.0 §3.6.16.5) and retires. A clean ACK
  * clears nothing: the penalty is spent by being skipped. */
 #include "lb.h"
 

@@ -1,4 +1,4 @@
-/* Mixed (the UEC simulator's default, cms.md §5.5): an EV recycled by
+/* Mixed (the UEC simulator's default, uet/cms/README.md): an EV recycled by
  * REPS when one is there and not penalized since, else the bitmap walk.
  * Both hear every signal. */
 #include "lb.h"

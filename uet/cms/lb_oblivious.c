@@ -1,4 +1,4 @@
-/* Oblivious spraying (cms.md §5.3, §5.5): every EV once per pass, in an
+/* Oblivious spraying (UE 1.0 §3.6.16.3): every EV once per pass, in an
  * order re-randomized at each pass (the walk, lb.c); feedback ignored.
  * Only a resend steps off the EV that lost its packet (lb.c). */
 #include "lb.h"

@@ -1,4 +1,4 @@
-/* REPS (cms.md §5.4, §5.5): an EV whose packet was acknowledged without
+/* REPS (UE 1.0 §3.6.16.4): an EV whose packet was acknowledged without
  * a mark is "stored on the wire" and comes back to be used again; a
  * marked, trimmed or lost one is not. A ring of UET_LB_RING EVs, oldest
  * first; empty, a random EV explores. After a timeout on a trimming

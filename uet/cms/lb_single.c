@@ -1,4 +1,4 @@
-/* Single path (cms.md §5.2): one EV per PDC, so packets keep their
+/* Single path (UE 1.0 §3.6.16.2): one EV per PDC, so packets keep their
  * order (ROD always uses it). Congestion does not move it (the spec
  * wants that rare and coordinated); a timeout does: the path may be
  * dead, and staying on it would fail the PDC. */

@@ -181,21 +181,24 @@ Test(lb, bitmap_penalties)
 	cr_assert_eq(lb.pen[9], 1);
 	uses7 = uses3 = 0;
 	for (pass = 0; pass < UET_LB_PEN_MAX + 1; pass++) {
-		bool seen7 = false, seen3 = false;
+		bool seen7 = false;
 
 		/* N - 2 picks: a pass less the two it skips at most */
 		for (i = 0; i < N; i++) {
 			uint16_t e = uet_lb_next(&lb, 0);
 
 			seen7 |= e == 7;
-			seen3 |= e == 3;
+			uses3 += e == 3;
 		}
 		uses7 += seen7;
-		uses3 += seen3;
 	}
 	cr_assert_leq(uses7, 2, "retired EV used in %u of 16 passes", uses7);
 	cr_assert_geq(uses7, 1, "retired EV never probed again");
-	cr_assert_geq(uses3, 10);
+	/* 256 picks + 20 skips = 276 walk steps hold at least 16 whole
+	 * passes, each with EV 3 once: 16 less its 4 skips, whatever the
+	 * seed. (Counting the N-pick loops that show EV 3 instead depends
+	 * on where the passes fall, i.e. on the random stream.) */
+	cr_assert_geq(uses3, 12, "trimmed EV used %u times", uses3);
 	cr_assert_eq(lb.pen[7], 0, "the retired EV is back");
 }
 

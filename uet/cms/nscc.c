@@ -1,26 +1,51 @@
-/* NSCC, the network signal-based congestion control (cms.md §3): one byte
+/* NSCC, the network signal-based congestion control (UE 1.0 §3.6.13): one byte
  * window per CCC over all its paths, grown while the queueing delay is
  * under target and no ECN comes back, cut multiplicatively when both say
  * congestion, and reset to the measured goodput by quick adapt when a
  * window's worth of signals says the fabric is overrun.
  *
- * Choices where cms.md leaves room (§3.3, §9), each from the UEC
+ * Choices where UE 1.0 §3.6.13.3 leaves room, each from the UEC
  * simulator's defaults: scaling_b = target_qdelay / 12 us; max_md_jump
  * 0.5; qa_gate 3; delay EWMA weight 1/80 (0.0125); "no delay" for fast
  * increase below 1 us; qa_threshold 4 x target_qdelay without trimming
- * and off with it. Units: bytes (signed, cms.md §2 note on rounding) and
- * nanoseconds.
+ * and off with it; an ACK without a valid RTT sample still drives the
+ * window, with the average delay. Units: bytes (signed, UE 1.0 §3.6.13
+ * on rounding) and nanoseconds.
+ *
+ * Where uet departs from the defaults, for incasts of 8 to 1023 senders
+ * (README.md, NSCC, says what each change measured):
+ * - with trimming, target_qdelay is 0.35 base RTT (not 0.75) and the
+ *   fair increase 0.5 MTU x scaling_a (not 5): the queue sat in the ECN
+ *   band's top, every flow's increases adding up;
+ * - gentler steps both ways: gamma 0.4 (not 0.8) and alpha, eta and fi
+ *   halved: the same balance, half the swing of every window (at 128
+ *   senders each ACK moved it by 40%, and the rates with it);
+ * - the target grows as the window shrinks, by up to 0.4 base RTT
+ *   (1/sqrt of the window, Swift's flow scaling): a flow with less than
+ *   its share sees less delay above its target, the only force that
+ *   evens out windows of a packet or less;
+ * - the window goes below one packet, down to MTU / 128, and is then a
+ *   rate: one packet at a time, each bytes x RTT / cwnd after the one
+ *   before (ccc.h pace_at). Below a packet every increase is relative
+ *   (what a one-packet window gains per RTT, per ACK), trims and losses
+ *   halve it at most once per base RTT, and quick adapt never raises it.
  */
 #include "ccc.h"
 
 #define NSCC_REF_BDP		150000.0	/* 100 Gb/s x 12 us, bytes */
 #define NSCC_REF_RTT		(12 * UET_USEC)
-#define NSCC_GAMMA		0.8
+#define NSCC_GAMMA		0.4		/* uet's; the simulator's 0.8 */
 #define NSCC_MAX_MD_JUMP	0.5
 #define NSCC_QA_GATE		3
 #define NSCC_EWMA_DIV		80		/* weight 0.0125 */
 #define NSCC_NO_DELAY		(1 * UET_USEC)
 #define NSCC_ADJUST_PKTS	8
+#define NSCC_TARGET_TRIM	0.35		/* x base RTT, if trimming */
+#define NSCC_GAIN		0.5		/* alpha, eta, fi: x this */
+#define NSCC_FI_MTUS		0.5		/* fair increase, x scaling_a */
+#define NSCC_FS_RANGE		0.4		/* flow scaling, x base RTT */
+#define NSCC_FS_MIN_DIV		32		/* ... reached at MTU / 32 */
+#define NSCC_MIN_WND_DIV	128		/* smallest window: MTU / 128 */
 
 static int64_t nscc_max64(int64_t a, int64_t b)
 {
@@ -32,7 +57,7 @@ static int64_t nscc_min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* max_wnd = 1.5 x link rate x base RTT (cms.md §3.3). */
+/* max_wnd = 1.5 x link rate x base RTT (UE 1.0 §3.6.13.3). */
 static int64_t nscc_max_wnd(const struct uet_ccc *c, uet_time base_rtt)
 {
 	double bdp = (double)c->cfg->link_bps / 8.0 * (double)base_rtt /
@@ -50,18 +75,22 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 	double scaling_a, scaling_b;
 
 	s->mtu = c->mtu;
+	s->min_wnd = c->mtu / NSCC_MIN_WND_DIV;
+	s->sub_cut_at = UET_TIME_NONE;
 	s->base_rtt = rtt;
 	s->max_wnd = nscc_max_wnd(c, rtt);
 	s->cwnd = s->max_wnd;
-	s->target_qdelay = c->cfg->trimming ? rtt * 3 / 4 : rtt;
+	s->target_qdelay = c->cfg->trimming ?
+			   (uet_time)((double)rtt * NSCC_TARGET_TRIM) : rtt;
+	s->tq = s->target_qdelay;
 	s->qa_threshold = c->cfg->trimming ? UET_TIME_NONE :
 					     4 * s->target_qdelay;
 	scaling_a = bdp / NSCC_REF_BDP;
 	scaling_b = (double)s->target_qdelay / (double)NSCC_REF_RTT;
-	s->alpha = 4.0 * scaling_a * scaling_b * (double)s->mtu /
+	s->alpha = NSCC_GAIN * 4.0 * scaling_a * scaling_b * (double)s->mtu /
 		   (double)s->target_qdelay;
-	s->fi = 5.0 * (double)s->mtu * scaling_a;
-	s->eta = 0.15 * (double)s->mtu * scaling_a;
+	s->fi = NSCC_GAIN * NSCC_FI_MTUS * (double)s->mtu * scaling_a;
+	s->eta = NSCC_GAIN * 0.15 * (double)s->mtu * scaling_a;
 	s->fi_scale = 0.25 * scaling_a;
 	s->last_adjust_time = s->last_dec_time = now;
 	s->qa_endtime = 0;
@@ -72,8 +101,54 @@ static void nscc_set(struct uet_ccc *c, int64_t cwnd)
 {
 	struct uet_nscc *s = &c->nscc;
 
-	s->cwnd = nscc_min64(nscc_max64(cwnd, s->mtu), s->max_wnd);
+	s->cwnd = nscc_min64(nscc_max64(cwnd, s->min_wnd), s->max_wnd);
 	c->cwnd = s->cwnd;
+}
+
+/* The window in MTUs, if below one (1 otherwise): below a packet an
+ * increase is relative to the window. */
+static double nscc_sub(const struct uet_nscc *s)
+{
+	return s->cwnd < s->mtu ? (double)s->cwnd / (double)s->mtu : 1.0;
+}
+
+/* Newton's square root, for x in [1/128, 2^20]: libuet needs no libm
+ * for one shape of curve. */
+static double nscc_sqrt(double x)
+{
+	double y = x > 1 ? x : 1;
+
+	for (int i = 0; i < 24; i++)
+		y = 0.5 * (y + x / y);
+	return y;
+}
+
+/* The target for this window: target_qdelay plus up to NSCC_FS_RANGE
+ * base RTTs as the window shrinks from max_wnd to MTU / 32, in
+ * 1/sqrt(window). */
+static uet_time nscc_target(const struct uet_nscc *s)
+{
+	double x = 1.0 / nscc_sqrt((double)s->cwnd / (double)s->mtu);
+	double lo = 1.0 / nscc_sqrt((double)s->max_wnd / (double)s->mtu);
+	double hi = nscc_sqrt((double)NSCC_FS_MIN_DIV);
+	double f = (x - lo) / (hi - lo);
+
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	return s->target_qdelay +
+	       (uet_time)(NSCC_FS_RANGE * f * (double)s->base_rtt);
+}
+
+/* A trim or a loss: a packet off the window, not below one packet; a
+ * window already that small is halved, once per base RTT at most (a
+ * burst of trims is one signal). */
+static int64_t nscc_cut(struct uet_nscc *s, int64_t bytes, uet_time now)
+{
+	if (s->cwnd > s->mtu)
+		return nscc_max64(s->cwnd - bytes, s->mtu);
+	if (s->sub_cut_at != UET_TIME_NONE && now - s->sub_cut_at < s->base_rtt)
+		return s->cwnd;
+	s->sub_cut_at = now;
+	return s->cwnd / 2;
 }
 
 static void nscc_update_base_rtt(struct uet_ccc *c, uet_time raw)
@@ -88,7 +163,7 @@ static void nscc_update_base_rtt(struct uet_ccc *c, uet_time raw)
 		nscc_set(c, s->max_wnd);
 }
 
-/* EWMA of the queueing delay (cms.md §3.5 update_delay). */
+/* EWMA of the queueing delay (UE 1.0 §3.6.13.5 update_delay). */
 static void nscc_update_delay(struct uet_nscc *s, uet_time delay)
 {
 	int64_t d = (int64_t)delay - (int64_t)s->avg_delay;
@@ -96,7 +171,7 @@ static void nscc_update_delay(struct uet_nscc *s, uet_time delay)
 	s->avg_delay = (uet_time)((int64_t)s->avg_delay + d / NSCC_EWMA_DIV);
 }
 
-/* Quick adapt (cms.md §3.5): at most once per base_rtt + target_qdelay,
+/* Quick adapt (UE 1.0 §3.6.13.6): at most once per base_rtt + target_qdelay,
  * jump to what the last such window delivered. True: skip the table. */
 static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 			     uet_time delay, uet_time now)
@@ -111,7 +186,9 @@ static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 	    (s->trigger_qa || loss ||
 	     (s->qa_threshold != UET_TIME_NONE && delay > s->qa_threshold)) &&
 	    s->achieved_bytes < (s->max_wnd >> NSCC_QA_GATE)) {
-		nscc_set(c, s->achieved_bytes);
+		/* never up: a window below a packet stays */
+		nscc_set(c, nscc_min64(s->cwnd, nscc_max64(s->achieved_bytes,
+							   s->mtu)));
 		s->bytes_to_ignore = c->inflight;
 		s->bytes_ignored = 0;
 		s->trigger_qa = false;
@@ -134,7 +211,8 @@ static void nscc_fast_increase(struct uet_ccc *c, int64_t n, uet_time delay)
 		s->fi_count += n;
 		if (s->fi_count > s->cwnd || s->increase_mode) {
 			nscc_set(c, s->cwnd + (int64_t)((double)n *
-							s->fi_scale));
+							s->fi_scale *
+							nscc_sub(s)));
 			s->increase_mode = true;
 		}
 	} else {
@@ -152,7 +230,7 @@ static void nscc_proportional_increase(struct uet_ccc *c, int64_t n,
 	if (s->increase_mode)
 		return;
 	s->inc_bytes += s->alpha * (double)n *
-			(double)((int64_t)s->target_qdelay - (int64_t)delay);
+			(double)((int64_t)s->tq - (int64_t)delay);
 }
 
 static void nscc_multiplicative_decrease(struct uet_ccc *c, uet_time now)
@@ -162,10 +240,10 @@ static void nscc_multiplicative_decrease(struct uet_ccc *c, uet_time now)
 
 	s->increase_mode = false;
 	s->fi_count = 0;
-	if (s->avg_delay <= s->target_qdelay ||
+	if (s->avg_delay <= s->tq ||
 	    now - s->last_dec_time <= s->base_rtt)
 		return;
-	f = 1.0 - NSCC_GAMMA * (double)(s->avg_delay - s->target_qdelay) /
+	f = 1.0 - NSCC_GAMMA * (double)(s->avg_delay - s->tq) /
 		  (double)s->avg_delay;
 	if (f < NSCC_MAX_MD_JUMP)
 		f = NSCC_MAX_MD_JUMP;
@@ -176,11 +254,16 @@ static void nscc_multiplicative_decrease(struct uet_ccc *c, uet_time now)
 static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 {
 	struct uet_nscc *s = &c->nscc;
-	int64_t w = s->cwnd + (int64_t)(s->inc_bytes / (double)s->cwnd);
+	double sub = nscc_sub(s);
+	/* inc_bytes / cwnd is what an ACK of n bytes adds per RTT; below a
+	 * packet an ACK comes once in MTU / cwnd RTTs and adds what a
+	 * one-packet window would gain in one, in proportion */
+	int64_t w = s->cwnd +
+		    (int64_t)(sub * sub * s->inc_bytes / (double)s->cwnd);
 
 	if (now - s->last_adjust_time >= s->base_rtt) {
 		if (!s->rcv_limit)
-			w += (int64_t)s->eta;
+			w += (int64_t)(sub * s->eta);
 		s->last_adjust_time = now;
 	}
 	nscc_set(c, w);
@@ -188,13 +271,22 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 	s->received_bytes = 0;
 }
 
+/* A window below one packet is a rate: the next packet waits bytes x
+ * RTT / cwnd (the RTT the queue makes, so that the rate meets a
+ * one-packet window's at one packet). */
 void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
 			 uet_time now)
 {
-	(void)c, (void)bytes, (void)retx, (void)now;
+	struct uet_nscc *s = &c->nscc;
+	double rtt = (double)(s->base_rtt + s->avg_delay);
+
+	(void)retx;
+	if (s->cwnd >= s->mtu)
+		return;
+	c->pace_at = now + (uet_time)(rtt * (double)bytes / (double)s->cwnd);
 }
 
-/* Destination flow control (cms.md §3.6): a target short of resources
+/* Destination flow control (UE 1.0 §3.6.13.2): a target short of resources
  * sets rcv_cwnd_pend; each ACK then takes pend/128 of its bytes off a
  * window no larger than what is in flight, and no increase applies. The
  * window of the start is kept, restored when an ACK says rc; an episode
@@ -228,19 +320,27 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 	s->received_bytes += n;
 	s->achieved_bytes += n;
 	nscc_dfc(c, a);
-	if (a->rtt == UET_TIME_NONE)
-		return;
-	nscc_update_base_rtt(c, a->rtt);
-	delay = a->rtt - s->base_rtt;
-	nscc_update_delay(s, delay);
+	if (a->rtt != UET_TIME_NONE) {
+		nscc_update_base_rtt(c, a->rtt);
+		delay = a->rtt - s->base_rtt;
+		nscc_update_delay(s, delay);
+	} else {
+		/* No valid sample (a resend's ACK, UE 1.0 §3.6.13.1):
+		 * the average stands in, as in the UEC simulator.
+		 * Stopping here froze the window while a trimmed burst
+		 * was resent (32 senders: 220 us at one packet per RTT,
+		 * the link a third idle). */
+		delay = s->avg_delay;
+	}
+	s->tq = nscc_target(s);
 	if (nscc_quick_adapt(c, false, a->ecn, delay, a->now))
 		return;
 	if (a->ecn) {
-		if (delay >= s->target_qdelay)
+		if (delay >= s->tq)
 			nscc_multiplicative_decrease(c, a->now);
 	} else if (s->rcv_limit) {
 		/* destination flow control: no increase */
-	} else if (delay < s->target_qdelay) {
+	} else if (delay < s->tq) {
 		nscc_proportional_increase(c, n, delay);
 	} else {
 		s->inc_bytes += s->fi * (double)n;	/* fair */
@@ -268,7 +368,7 @@ void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 	if (why == UET_CC_NACK_TRIM || c->cfg->cca != UET_CCA_NSCC_RCCC) {
 		s->trigger_qa = true;
 		if (!nscc_quick_adapt(c, true, true, 0, now))
-			nscc_set(c, s->cwnd - bytes);
+			nscc_set(c, nscc_cut(s, bytes, now));
 	}
 }
 
@@ -277,14 +377,16 @@ void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
 {
 	struct uet_nscc *s = &c->nscc;
 
-	(void)sent_at, (void)now;
+	(void)sent_at;
 	s->bytes_ignored += bytes;
-	nscc_set(c, s->cwnd - bytes);
+	nscc_set(c, nscc_cut(s, bytes, now));
 }
 
+/* CanSend (UE 1.0 §3.6.13); a window below a packet lets one go at a time
+ * (paced, uet_nscc_on_send). */
 bool uet_nscc_can_send(const struct uet_ccc *c)
 {
-	return c->inflight + c->mtu <= c->cwnd;
+	return c->inflight + c->mtu <= nscc_max64(c->cwnd, c->mtu);
 }
 
 static bool nscc_can_send(const struct uet_ccc *c, bool fwd)
@@ -293,7 +395,7 @@ static bool nscc_can_send(const struct uet_ccc *c, bool fwd)
 	return uet_nscc_can_send(c);
 }
 
-/* cms.md §3.5 AckRequest: the window cannot take another full packet. */
+/* UE 1.0 §3.6.13.5 AckRequest: the window cannot take another full packet. */
 bool uet_nscc_ack_request(const struct uet_ccc *c, uint32_t bytes)
 {
 	return c->cwnd - (c->inflight + (int64_t)bytes) < c->mtu;

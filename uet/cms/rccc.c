@@ -1,7 +1,7 @@
-/* RCCC, receiver credit-based congestion control (cms.md §4), sender
+/* RCCC, receiver credit-based congestion control (UE 1.0 §3.6.14), sender
  * side. The target paces credit to its active senders at its line rate
- * (uet/pds/rcp.c); a sender spends it. Choices where cms.md §4 leaves
- * room, following the UEC simulator's model (§4.2):
+ * (uet/pds/rcp.c); a sender spends it. Choices where the spec's tables
+ * were not available, following the UEC simulator's model:
  * - credit travels as a 24-bit cumulative count of 256-byte quanta, in
  *   CREDIT control packets (payload); ACK_CC keeps cc_type NSCC so that
  *   NSCC+RCCC has its service time;

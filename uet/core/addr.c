@@ -58,3 +58,14 @@ int uet_addr_str(char *buf, size_t cap, const struct uet_addr *a)
 	}
 	return snprintf(buf, cap, "(none)");
 }
+
+uint16_t uet_addr_pid(const struct uet_addr *a)
+{
+	return a->port & 0xFFF;
+}
+
+uint16_t uet_addr_ri(const struct uet_addr *a)
+{
+	(void)a;
+	return 0;
+}

@@ -27,8 +27,8 @@ static void cfg_for(struct uet_fep_config *c, unsigned i)
 
 	uet_fep_config_default(c);
 	c->job_id = 7;
-	c->pid_on_fep = uet_ses_addr_pid(&a);
-	c->resource_index = uet_ses_addr_ri(&a);
+	c->pid_on_fep = uet_addr_pid(&a);
+	c->resource_index = uet_addr_ri(&a);
 	c->tx_depth = c->rx_depth = 32;
 	c->pdc_max = 8;
 	c->rndv_threshold = 8192;

@@ -53,10 +53,10 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->window = 64;
 	cfg->cca = UET_CCA_FIXED;
 	cfg->link_bps = 100000000000ull;	/* 100 Gb/s */
-	cfg->base_rtt = 12 * UET_USEC;		/* cms.md §3.3 reference */
+	cfg->base_rtt = 12 * UET_USEC;		/* the UEC simulator's reference */
 	cfg->trimming = false;
 	/* 20 ms .. 1 s, 8 retries: a dead peer fails an operation after
-	 * 20+40+...+640+3*1000 ms = 4.26 s (pds-behaviour §7.1). The floor
+	 * 20+40+...+640+3*1000 ms = 4.26 s (docs/choices.md §4.1). The floor
 	 * is for a stack in software: under manual progress an ACK waits
 	 * until the peer's application calls in again, and on a loaded host
 	 * that takes several ms now and then (5 ms retransmitted ~1 packet
@@ -64,6 +64,11 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	 * estimate raises the RTO above it where the path is slower. */
 	cfg->rto_min = 20 * UET_MSEC;
 	cfg->rto_max = 1 * UET_SEC;
+	/* A target out of unexpected-message buffer is alive and frees it
+	 * as soon as its application posts the receive (a few us under
+	 * MPI): waiting rto_min for that stalled every large unexpected
+	 * message 20 ms. */
+	cfg->nack_retx = 1 * UET_MSEC;
 	cfg->max_retx = 8;
 	cfg->ack_delay = 250 * UET_USEC;
 	cfg->ack_every = 16;
@@ -82,7 +87,8 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 
 static void fep_enter(struct uet_fep *fep, uet_time now)
 {
-	/* style §4.1: no re-entry from callbacks; time only moves on. */
+	/* docs/architecture.md §2: no re-entry from callbacks; time only
+	 * moves on. */
 	assert(!fep->busy);
 	assert(now == UET_TIME_NONE || now >= fep->now);
 	fep->busy = true;
@@ -255,7 +261,7 @@ static int fep_demux(struct uet_fep *fep, const struct uet_pkt_info *pi,
 
 /* A packet for a secured fep: sealed, and opening it verifies. A clear
  * one is refused, and so is a trimmed one: its header was encrypted, so
- * what is left cannot be authenticated (tss.md §3.1). */
+ * what is left cannot be authenticated (docs/choices.md §11.1). */
 static ssize_t fep_tss_unseal(struct uet_fep *fep, const struct uet_pkt_info *pi,
 			      const uint8_t *pkt, size_t len, uet_time now)
 {
@@ -307,7 +313,7 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 	} else {
 		rc = uet_pkt_decode(&p, pkt, len, 0);
 		if (rc < 0) {
-			/* Never trusted: dropped and counted (design.md). */
+			/* Never trusted: dropped and counted (docs/architecture.md §2). */
 			fep->st.drop_malformed++;
 		} else if (p.has_tss) {
 			/* Not enabled here, or nested inside TSS. */

@@ -37,8 +37,8 @@ static void node_cfg(struct uet_fep_config *cfg, unsigned i)
 
 	uet_fep_config_default(cfg);
 	cfg->job_id = JOB;
-	cfg->pid_on_fep = uet_ses_addr_pid(&a);
-	cfg->resource_index = uet_ses_addr_ri(&a);
+	cfg->pid_on_fep = uet_addr_pid(&a);
+	cfg->resource_index = uet_addr_ri(&a);
 }
 
 static void start(unsigned n, void (*tweak)(struct uet_fep_config *, unsigned))
@@ -154,8 +154,8 @@ static void inject(unsigned from, unsigned to, uint16_t spdcid,
 	r.flags = UET_SES_F_SOM | UET_SES_F_EOM | UET_SES_F_REL;
 	r.message_id = msg_id;
 	r.job_id = job;
-	r.pid_on_fep = uet_ses_addr_pid(&ta);
-	r.resource_index = uet_ses_addr_ri(&ta);
+	r.pid_on_fep = uet_addr_pid(&ta);
+	r.resource_index = uet_addr_ri(&ta);
 	r.initiator = 1;
 	hl = uet_pds_hdr_encode(buf, sizeof(buf), &h);
 	cr_assert_gt(hl, 0);

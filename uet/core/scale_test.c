@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "uet/fep.h"
+#include "uet/rand.h"
 
 #include "../ses/ses.h"
 #include "../fixtures/test_op.h"
@@ -48,15 +49,7 @@ static void on_complete(void *user, const struct uet_completion *c)
 
 static void on_rand(void *user, void *buf, size_t len)
 {
-	uint64_t *s = &S.rnd[(uintptr_t)user];
-	uint8_t *b = buf;
-
-	while (len--) {
-		*s ^= *s << 13;
-		*s ^= *s >> 7;
-		*s ^= *s << 17;
-		*b++ = (uint8_t)*s;
-	}
+	uet_rand_fill(&S.rnd[(uintptr_t)user], buf, len);
 }
 
 static const struct uet_callbacks cbs = {
@@ -178,8 +171,8 @@ Test(scale, peers_1024_into_one, .timeout = 300)
 		uet_fep_config_default(&cfg);
 		cfg.local = addr_of(i);
 		cfg.job_id = 7;
-		cfg.pid_on_fep = uet_ses_addr_pid(&cfg.local);
-		cfg.resource_index = uet_ses_addr_ri(&cfg.local);
+		cfg.pid_on_fep = uet_addr_pid(&cfg.local);
+		cfg.resource_index = uet_addr_ri(&cfg.local);
 		/* Small tables for the senders: one PDC each is all they
 		 * need; the sink keeps the default. */
 		if (i) {

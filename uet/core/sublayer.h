@@ -55,9 +55,9 @@ struct uet_pdc_ref {
 };
 
 /* Largest SES response data an ACK carries (Max_ACK_Data_Size,
- * pds-behaviour §9, spec default 16 B): small read results and fetched
+ * docs/choices.md §3.4, spec default 16 B): small read results and fetched
  * atomic values. A read message longer than this returns its data in the
- * return direction instead (all of it, pds-behaviour §9 "Reads"). */
+ * return direction instead (all of it, docs/choices.md §6.2). */
 #define UET_ACK_DATA_MAX	16
 
 /* An SES response as it rides in a PDS ACK. */
@@ -139,7 +139,7 @@ int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		   const struct uet_ses_rsp *rsp, const uint8_t *payload,
 		   size_t len, uet_time now);
 
-/* ---- Connectionless delivery: RUDI and UUD (pds-behaviour §2, §10) ----
+/* ---- Connectionless delivery: RUDI and UUD (docs/choices.md §8) ----
  *
  * No PDC, no PSN: every packet stands alone, leaves from the home port
  * (uet/net.h: its target learns where to answer) and is not congestion

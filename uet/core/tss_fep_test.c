@@ -86,8 +86,8 @@ static void start(const bool secured[NODES], const uint8_t key_seed[NODES],
 
 		uet_fep_config_default(&cfg[i]);
 		cfg[i].job_id = 0x1234;
-		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
-		cfg[i].resource_index = uet_ses_addr_ri(&a);
+		cfg[i].pid_on_fep = uet_addr_pid(&a);
+		cfg[i].resource_index = uet_addr_ri(&a);
 		cfg[i].rto_min = 1 * UET_MSEC;
 		cfg[i].rto_max = 20 * UET_MSEC;
 		cfg[i].max_retx = 6;

@@ -1,6 +1,6 @@
 /* The mem port: an in-process network under the caller's clock, with
  * impairments chosen at random (seeded) or exactly (loss masks rotated per
- * packet, as in picoquic's simulated links; style.md §4.2). See uet/mem.h.
+ * packet, as in picoquic's simulated links). See uet/mem.h.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "uet/mem.h"
+#include "uet/rand.h"
 
 /* One packet in flight; its bytes sit at mn->bytes + index * mtu. */
 struct mem_pkt {
@@ -56,34 +57,36 @@ static struct uet_mem_port *mem_port(const struct uet_net *net)
 				       offsetof(struct uet_mem_port, net));
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): tiny, and any seed is fine. */
-static uint64_t mem_rand(struct uet_mem_net *mn)
-{
-	uint64_t z = (mn->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Draws only when the rate is set, so enabling one impairment does not
- * shift the random stream of a configuration that lacks it. */
-static bool mem_chance(struct uet_mem_net *mn, uint32_t ppm)
-{
-	return ppm && mem_rand(mn) % UET_MEM_PPM < ppm;
-}
-
 /* Saturates below UET_TIME_NONE, which means "never". */
 static uet_time mem_time_add(uet_time a, uet_time b)
 {
 	return b >= UET_TIME_NONE - a ? UET_TIME_NONE - 1 : a + b;
 }
 
+/* The per-packet odds of a link, for uet/impair.h to decide on. */
+static struct uet_impair mem_odds(const struct uet_mem_impair *imp)
+{
+	struct uet_impair o = {
+		.drop_ppm = imp->drop_ppm,
+		.dup_ppm = imp->dup_ppm,
+		.reorder_ppm = imp->reorder_ppm,
+		.mark_ppm = imp->mark_ppm,
+		.trim_ppm = imp->trim_ppm,
+		.drop_mask = imp->drop_mask,
+		.dup_mask = imp->dup_mask,
+		.reorder_mask = imp->reorder_mask,
+		.mark_mask = imp->mark_mask,
+		.trim_mask = imp->trim_mask,
+	};
+
+	return o;
+}
+
 static bool mem_impair_ok(const struct uet_mem_impair *imp)
 {
-	return imp->drop_ppm <= UET_MEM_PPM && imp->dup_ppm <= UET_MEM_PPM &&
-	       imp->reorder_ppm <= UET_MEM_PPM &&
-	       imp->mark_ppm <= UET_MEM_PPM && imp->trim_ppm <= UET_MEM_PPM;
+	struct uet_impair o = mem_odds(imp);
+
+	return uet_impair_valid(&o);
 }
 
 static bool mem_before(const struct uet_mem_net *mn, uint32_t a, uint32_t b)
@@ -205,23 +208,13 @@ static unsigned mem_actions(struct uet_mem_net *mn,
 			    const struct uet_mem_impair *imp, uint64_t seq,
 			    const struct uet_net_msg *seen, uet_time *jitter)
 {
-	uint64_t bit = 1ull << (seq & 63);
-	unsigned act = 0;
+	struct uet_impair odds = mem_odds(imp);
+	unsigned act = uet_impair_pick(&odds, &mn->rng, seq);
 
-	if (mem_chance(mn, imp->drop_ppm) || (imp->drop_mask & bit))
-		act |= UET_MEM_DROP;
-	if (mem_chance(mn, imp->dup_ppm) || (imp->dup_mask & bit))
-		act |= UET_MEM_DUP;
-	if (mem_chance(mn, imp->reorder_ppm) || (imp->reorder_mask & bit))
-		act |= UET_MEM_REORDER;
-	if (mem_chance(mn, imp->mark_ppm) || (imp->mark_mask & bit))
-		act |= UET_MEM_MARK;
-	if (mem_chance(mn, imp->trim_ppm) || (imp->trim_mask & bit))
-		act |= UET_MEM_TRIM;
 	*jitter = 0;
 	if (imp->jitter)	/* uniform in [0, jitter] */
-		*jitter = imp->jitter == UET_TIME_NONE ? mem_rand(mn) :
-			  mem_rand(mn) % (imp->jitter + 1);
+		*jitter = imp->jitter == UET_TIME_NONE ? uet_rand(&mn->rng) :
+			  uet_rand(&mn->rng) % (imp->jitter + 1);
 	if (imp->pick)
 		act |= imp->pick(imp->pick_arg, seq, seen);
 	return act;
@@ -230,31 +223,19 @@ static unsigned mem_actions(struct uet_mem_net *mn,
 static void mem_trim(struct uet_mem_net *mn, const struct uet_mem_impair *imp,
 		     struct mem_pkt *pkt)
 {
-	uint32_t keep = imp->trim_len;
-
-	if (!keep)
-		keep = UET_MEM_TRIM_LEN_DEFAULT;
-
-	/* A packet already this short has nothing a switch would cut. */
-	if (pkt->len <= keep)
-		return;
-	pkt->len = keep;
-	pkt->info.trimmed = true;
-	mn->st.trimmed++;
+	if (uet_impair_trim(&pkt->info, &pkt->len, imp->trim_len))
+		mn->st.trimmed++;
 }
 
-/* RFC 3168: only ECN-capable packets are marked. */
 static void mem_mark(struct uet_mem_net *mn, struct mem_pkt *pkt)
 {
-	if (pkt->info.ecn != UET_ECN_ECT0 && pkt->info.ecn != UET_ECN_ECT1)
-		return;
-	pkt->info.ecn = UET_ECN_CE;
-	mn->st.ecn_marked++;
+	if (uet_impair_mark(&pkt->info))
+		mn->st.ecn_marked++;
 }
 
 /* The bottleneck in front of dst: returns when the packet has crossed it,
  * or UET_TIME_NONE when it is tail-dropped. *prio is set for a packet
- * trimmed at a full queue: it skips the queue (cms.md §6, "forward at high
+ * trimmed at a full queue: it skips the queue (UE 1.0 §3.6.17, "forward at high
  * priority"). */
 static uet_time mem_bottleneck(struct uet_mem_port *dst,
 			       const struct uet_mem_impair *imp,

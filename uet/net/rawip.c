@@ -23,6 +23,7 @@
 #include "uet/rawip.h"
 #include "uet/wire.h"
 #include "sockaddr.h"
+#include "sockopt.h"
 
 #define RAW_IP4_HDR	20		/* without options */
 #define RAW_ENT		UET_ENTROPY_HDR_LEN
@@ -104,11 +105,6 @@ static const char *raw_local_bad(const struct uet_addr *a)
 	return uet_sockaddr_local_bad(a);
 }
 
-static int raw_setopt(int fd, int level, int name, int v)
-{
-	return setsockopt(fd, level, name, &v, sizeof(v)) ? -errno : 0;
-}
-
 static void raw_free(struct raw_port *p)
 {
 	if (p->fd >= 0)
@@ -143,29 +139,18 @@ static int raw_socket(struct raw_port *p, const struct uet_rawip_config *cfg)
 				 "raw IP socket: %s", strerror(rc));
 		return UET_ERR_IO;
 	}
-	rc = v6 ? raw_setopt(p->fd, IPPROTO_IPV6, IPV6_TCLASS, p->tos) :
-		  raw_setopt(p->fd, IPPROTO_IP, IP_TOS, p->tos);
+	rc = uet_sockopt_tos(p->fd, v6, p->tos);
 	if (!rc && v6)
-		rc = raw_setopt(p->fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
+		rc = uet_sockopt_set(p->fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1);
 	if (!rc)
-		rc = v6 ? raw_setopt(p->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER,
-				     IPV6_PMTUDISC_DO) :
-			  raw_setopt(p->fd, IPPROTO_IP, IP_MTU_DISCOVER,
-				     IP_PMTUDISC_DO);
+		rc = uet_sockopt_dont_fragment(p->fd, v6);
 	if (rc) {
 		snprintf(raw_open_err, sizeof(raw_open_err),
 			 "setsockopt: %s", strerror(-rc));
 		return UET_ERR_IO;
 	}
-	/* SO_*BUFFORCE passes rmem_max/wmem_max when we may. */
-	if (cfg->rcvbuf && raw_setopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE,
-				      (int)cfg->rcvbuf))
-		(void)raw_setopt(p->fd, SOL_SOCKET, SO_RCVBUF,
-				 (int)cfg->rcvbuf);
-	if (cfg->sndbuf && raw_setopt(p->fd, SOL_SOCKET, SO_SNDBUFFORCE,
-				      (int)cfg->sndbuf))
-		(void)raw_setopt(p->fd, SOL_SOCKET, SO_SNDBUF,
-				 (int)cfg->sndbuf);
+	uet_sockopt_buf(p->fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	uet_sockopt_buf(p->fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
 	len = uet_sockaddr_from(&p->net.local, 0, &ss);
 	if (bind(p->fd, (struct sockaddr *)&ss, len)) {
 		char s[64];
@@ -237,9 +222,7 @@ nomem:
 
 static uint8_t raw_tos(const struct raw_port *p, const struct uet_net_msg *m)
 {
-	uint8_t ecn = m->info.ecn & 3;
-
-	return ecn == UET_ECN_NOT_ECT ? p->tos : (uint8_t)(p->dscp << 2 | ecn);
+	return uet_sockopt_pkt_tos(p->tos, p->dscp, m->info.ecn);
 }
 
 /* Message k: entropy header then the packet; TOS when not the default. */

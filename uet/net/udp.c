@@ -44,6 +44,7 @@
 
 #include "uet/udp.h"
 #include "sockaddr.h"
+#include "sockopt.h"
 
 #define UDP_MAX4	65507u	/* 65535 - IPv4 header - UDP header */
 #define UDP_MAX6	65527u	/* 65535 - UDP header, no jumbograms */
@@ -146,22 +147,6 @@ static void udp_err_addr(char *buf, size_t cap, const char *what,
 	snprintf(buf, cap, "%s %s: %s", what, s, strerror(err));
 }
 
-/* SO_*BUFFORCE passes rmem_max/wmem_max when we may (CAP_NET_ADMIN). */
-static void udp_set_buf(int fd, int force, int plain, unsigned bytes)
-{
-	int v = bytes > INT_MAX / 2 ? INT_MAX / 2 : (int)bytes;
-
-	if (!bytes)
-		return;
-	if (setsockopt(fd, SOL_SOCKET, force, &v, sizeof(v)))
-		(void)setsockopt(fd, SOL_SOCKET, plain, &v, sizeof(v));
-}
-
-static int udp_setopt(int fd, int level, int name, int v)
-{
-	return setsockopt(fd, level, name, &v, sizeof(v)) ? -errno : 0;
-}
-
 /* A non-blocking, close-on-exec socket bound to port (0: the kernel
  * picks) that reads ECN bits; the home socket (home) also its buffer and
  * the kernel's drop count. Returns the fd or -errno, with udp_open_err
@@ -183,15 +168,14 @@ static int udp_socket(struct udp_port *p, bool home, uint16_t port,
 		return rc;
 	}
 	/* Own the IPv6 port only: the IPv4 space is another endpoint's. */
-	rc = v6 ? udp_setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) : 0;
+	rc = v6 ? uet_sockopt_set(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1) : 0;
 	/* Default TOS for packets without a cmsg; ECN bits included (UDP
 	 * sockets keep them, unlike TCP). */
 	if (!rc)
-		rc = v6 ? udp_setopt(fd, IPPROTO_IPV6, IPV6_TCLASS, p->tos) :
-			  udp_setopt(fd, IPPROTO_IP, IP_TOS, p->tos);
+		rc = uet_sockopt_tos(fd, v6, p->tos);
 	if (!rc)
-		rc = v6 ? udp_setopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) :
-			  udp_setopt(fd, IPPROTO_IP, IP_RECVTOS, 1);
+		rc = v6 ? uet_sockopt_set(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, 1) :
+			  uet_sockopt_set(fd, IPPROTO_IP, IP_RECVTOS, 1);
 	if (rc) {
 		snprintf(udp_open_err, sizeof(udp_open_err), "setsockopt: %s",
 			 strerror(-rc));
@@ -200,19 +184,14 @@ static int udp_socket(struct udp_port *p, bool home, uint16_t port,
 	}
 	/* DF set, never fragment locally (wire-format §1.4), where the
 	 * kernel has it. */
-	if (v6)
-		(void)udp_setopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER,
-				 IPV6_PMTUDISC_DO);
-	else
-		(void)udp_setopt(fd, IPPROTO_IP, IP_MTU_DISCOVER,
-				 IP_PMTUDISC_DO);
-	udp_set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+	(void)uet_sockopt_dont_fragment(fd, v6);
+	uet_sockopt_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
 	/* A kernel without UDP_GRO hands out single datagrams: fine. */
-	if (p->gro && udp_setopt(fd, SOL_UDP, UDP_GRO, 1))
+	if (p->gro && uet_sockopt_set(fd, SOL_UDP, UDP_GRO, 1))
 		p->gro = false;
 	if (home) {
-		udp_set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
-		(void)udp_setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
+		uet_sockopt_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+		(void)uet_sockopt_set(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
 	}
 	len = uet_sockaddr_from(&p->net.local, port, &ss);
 	if (bind(fd, (struct sockaddr *)&ss, len)) {
@@ -454,9 +433,7 @@ static int udp_tx_fd(const struct udp_port *p, const struct uet_pkt_info *i)
 /* The TOS byte a packet leaves with. */
 static uint8_t udp_tx_tos(const struct udp_port *p, const struct uet_net_msg *m)
 {
-	uint8_t ecn = m->info.ecn & 3;
-
-	return ecn == UET_ECN_NOT_ECT ? p->tos : (uint8_t)(p->dscp << 2 | ecn);
+	return uet_sockopt_pkt_tos(p->tos, p->dscp, m->info.ecn);
 }
 
 static bool udp_tx_ok(struct udp_port *p, const struct uet_net_msg *m)

@@ -1,5 +1,5 @@
-/* SES response data in ACKs (Max_ACK_Data_Size, pds-behaviour §9 Reads,
- * §6): a small read result or fetched atomic value rides in the ACK as
+/* SES response data in ACKs (Max_ACK_Data_Size, docs/choices.md §3.4,
+ * §3.3): a small read result or fetched atomic value rides in the ACK as
  * the payload of a response-with-data header, is kept with the
  * guaranteed response until CLEAR, is resent unchanged for a duplicate
  * whose ACK was lost, and reaches the initiator's SES exactly once. */

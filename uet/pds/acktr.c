@@ -97,7 +97,7 @@ enum uet_acktr_class uet_acktr_classify(const struct uet_acktr *a,
 {
 	int32_t d = uet_psn_diff(psn, a->cack + 1);
 
-	/* pds-behaviour §4: [base - RANGE, base) is an old duplicate,
+	/* docs/choices.md §2.7: [base - RANGE, base) is an old duplicate,
 	 * [base, base + RANGE) new unless its bit is set, else out of range. */
 	if (d < 0)
 		return d >= -(int32_t)UET_ACKTR_RANGE ? UET_ACKTR_DUP :
@@ -144,8 +144,9 @@ uint32_t uet_acktr_advance(struct uet_acktr *a)
 
 		if (!bit_get(a, p) || uet_psn_gt(p, a->max))
 			break;
-		/* A kept response stops CACK until CLEAR covers it (§6). The
-		 * list is sorted, so only its head can be in the way. */
+		/* A kept response stops CACK until CLEAR covers it
+		 * (docs/choices.md §3.3). The list is sorted, so only its
+		 * head can be in the way. */
 		if (a->gtd && a->gtd->psn == p && uet_psn_gt(p, a->clear))
 			break;
 		bit_set(a, p, false);

@@ -5,7 +5,7 @@
  * PSNs tracked are (cack, cack + UET_ACKTR_RANGE], one bit each in a ring
  * indexed by psn & (RANGE - 1). CACK moves over PSNs that arrived unless
  * one holds a guaranteed response not yet covered by CLEAR_PSN
- * (pds-behaviour §5.3, §6).
+ * (docs/choices.md §3.3).
  */
 #ifndef UET_PDS_ACKTR_H
 #define UET_PDS_ACKTR_H
@@ -19,16 +19,16 @@
 
 #include "psn.h"
 
-/* MP_RANGE we track and advertise: mpr = RANGE / 128 (wire-format §4.3,
+/* MP_RANGE we track and advertise: mpr = RANGE / 128 (docs/protocol.md §4.3,
  * REF encoding). A power of two, at most 4096 (12-bit psn_offset). */
 #define UET_ACKTR_RANGE		1024u
 #define UET_ACKTR_MPR_UNIT	128u
 #define UET_ACKTR_WORDS		(UET_ACKTR_RANGE / 64)
 
-/* A guaranteed-delivery SES response kept for resending (§6), with the
- * data it carries (a small read result, a fetched atomic value: the ACK
- * of a duplicate must carry the same bytes, which SES cannot produce
- * twice). */
+/* A guaranteed-delivery SES response kept for resending (docs/choices.md
+ * §3.3), with the data it carries (a small read result, a fetched atomic
+ * value: the ACK of a duplicate must carry the same bytes, which SES cannot
+ * produce twice). */
 struct uet_gtd {
 	struct uet_gtd *next;
 	uint32_t psn;
@@ -71,7 +71,7 @@ struct uet_acktr {
 	unsigned unacked;	/* new packets since the last ACK */
 	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
 	uet_time ack_rx_at;	/* when ack_psn arrived (service time) */
-	uint64_t rcvd_bytes;	/* nominal bytes of new data (cms.md §2) */
+	uint64_t rcvd_bytes;	/* nominal bytes of new data (UE 1.0 §3.6.13.9) */
 	uint64_t rcvd_heard;	/* ... when the pacer last heard (rcp.c) */
 };
 
@@ -90,9 +90,9 @@ bool uet_acktr_has(const struct uet_acktr *a, uint32_t psn);
 /* Record a new PSN (classified NEW); true when it filled a hole below the
  * highest PSN received. */
 bool uet_acktr_mark(struct uet_acktr *a, uint32_t psn);
-/* A new data packet of bytes (nominal, cms.md §1.1) was accepted; and
+/* A new data packet of bytes (nominal, UE 1.0 §3.6.12) was accepted; and
  * what ACK_CC's rcvd_bytes says of all of them: 24 bits of 256-byte
- * units, rounded up (cms.md §2). */
+ * units, rounded up (UE 1.0 §3.6.13.9). */
 static inline void uet_acktr_received(struct uet_acktr *a, uint32_t bytes)
 {
 	a->rcvd_bytes += bytes;
@@ -119,7 +119,8 @@ bool uet_acktr_holes(const struct uet_acktr *a);
 /* SACK bitmap from base cack + 1 (bit i <-> PSN cack + 1 + i); *gaps gets
  * the PSNs missing below the highest one reported. */
 uint64_t uet_acktr_sack(const struct uet_acktr *a, unsigned *gaps);
-/* Treat everything up to psn as received and cleared (CLOSE, §3.4). */
+/* Treat everything up to psn as received and cleared (CLOSE,
+ * docs/choices.md §2.4). */
 void uet_acktr_close(struct uet_acktr *a, struct uet_gtd_pool *pool,
 		     uint32_t psn);
 

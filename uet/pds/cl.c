@@ -206,7 +206,8 @@ static int cl_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	assert(reply.data_len <= reply.cap);
 	assert(!reply.data_len || reply.rsp.format != UET_NH_RSP);
 	if (code) {
-		/* §10: refused; a NACK tells the initiator at once. */
+		/* docs/choices.md §8.1: refused; a NACK tells the initiator
+		 * at once. */
 		a->code = code > 0 && code <= 0xFF ? (uint8_t)code :
 						     UET_NACK_UNEXP_EVENT;
 		pds->st->drop_other++;
@@ -346,7 +347,8 @@ ssize_t uet_cl_poll_answer(struct uet_pds *pds, struct uet_pkt_info *pi,
 	cl->ans_n--;
 	memset(&p, 0, sizeof(p));
 	if (a->code) {
-		/* §10: NT set, pkt_id in the PSN slot, PDCIDs 0. */
+		/* docs/protocol.md §4.5: NT set, pkt_id in the PSN slot,
+		 * PDCIDs 0. */
 		p.pds.type = UET_PDS_NACK;
 		p.pds.flags = a->flags | UET_PDS_F_NT;
 		p.pds.nack.code = a->code;
@@ -514,7 +516,8 @@ void uet_cl_timeout(struct uet_pds *pds, uet_time now)
 			cl_due(cl, e);
 			continue;
 		}
-		/* §10: the PDC path's limit, then SES hears of it. */
+		/* docs/choices.md §8.1: the PDC path's limit, then SES
+		 * hears of it. */
 		if (e->retx >= pds->cfg.max_retx) {
 			cl_fail(pds, e, UET_ERR_PEER, 0);
 			continue;

@@ -1,4 +1,4 @@
-/* Connectionless delivery (pds-behaviour §2, §10; sublayer.h): RUDI and
+/* Connectionless delivery (docs/choices.md §8; sublayer.h): RUDI and
  * UUD, without PDCs or PSNs.
  *
  * Initiator: a fixed table of RUDI requests in flight, each with its

@@ -1,4 +1,4 @@
-/* Connectionless delivery (pds-behaviour §2, §10; sublayer.h): RUDI
+/* Connectionless delivery (docs/choices.md §8; sublayer.h): RUDI
  * requests answered one by one with RUDI_RESP (read data inline), resent
  * on RTO with the same pkt_id, duplicates handed to SES (at least once),
  * NACKs with NT, retry exhaustion; UUD without answers, complete at

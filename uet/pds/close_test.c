@@ -1,4 +1,4 @@
-/* PDC close (pds-behaviour §3.4): the initiator's CLOSE after pdc_idle,
+/* PDC close (docs/choices.md §2.4): the initiator's CLOSE after pdc_idle,
  * its ACK, a lost ACK of the CLOSE, SES keeping a PDC busy, CLOSE_REQ, the
  * target reaping a vanished initiator, the initiator's pool running out. */
 #include "../fixtures/pds_test_util.h"

@@ -1,4 +1,4 @@
-/* PDC establishment (pds-behaviour §3.2): 0-RTT SYN, Start_PSN and
+/* PDC establishment (docs/choices.md §2.3): 0-RTT SYN, Start_PSN and
  * psn_offset, the first packet lost or overtaken, PDC ids. */
 #include "../fixtures/pds_test_util.h"
 

@@ -1,4 +1,4 @@
-/* Guaranteed delivery (pds-behaviour §6): a kept response is ACKed with
+/* Guaranteed delivery (docs/choices.md §3.3): a kept response is ACKed with
  * REQ=CLEAR, holds CACK until a CLEAR_PSN covers it, is resent for a
  * duplicate, and is asked for with ACK_REQ when only its ACK was lost. */
 #include "../fixtures/pds_test_util.h"

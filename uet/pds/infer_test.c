@@ -167,7 +167,7 @@ static uet_time lossy_run(uint32_t ppm, size_t len, struct uet_fep_stats *st)
 	return t0;
 }
 
-/* cms issue §4: under 5% random loss each way, resends are mostly
+/* Issue 9, point 4: under 5% random loss each way, resends are mostly
  * inferred, and the message takes a small multiple of its loss-free
  * time, not tens of RTOs. */
 Test(infer, five_percent_loss_mostly_inferred)

@@ -137,6 +137,19 @@ static void ent_due(struct uet_pds *pds, struct uet_pdc *pdc,
 	uet_pdc_want_retx(pds, pdc);
 }
 
+/* e goes again at once, for cause: a NACK or a hole under a SACK. The
+ * peer answered, so this is not a retry against max_retx. */
+static void ent_resend(struct uet_pds *pds, struct uet_pdc *pdc,
+		       struct uet_rtb_ent *e, uint8_t cause)
+{
+	ent_land(pdc, e);
+	if (e->nacks < UINT8_MAX)
+		e->nacks++;
+	e->cause = cause;
+	e->backoff = false;
+	ent_due(pds, pdc, e, UET_RTB_DUE);
+}
+
 /* What one ACK newly tells about the packets it covers. */
 struct ini_news {
 	uet_time newest;	/* latest first send of one sent once */
@@ -355,13 +368,8 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 		}
 		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
 		ini_feed(pdc, e, UET_LB_LOSS, now);
-		ent_land(pdc, e);
 		ent_undue(pdc, e);
-		if (e->nacks < UINT8_MAX)
-			e->nacks++;
-		e->cause = UET_RTB_BY_SACK;
-		e->backoff = false;
-		ent_due(pds, pdc, e, UET_RTB_DUE);
+		ent_resend(pds, pdc, e, UET_RTB_BY_SACK);
 	}
 }
 
@@ -421,6 +429,9 @@ uet_time uet_ini_send_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 	if (pdc->tlp_at < t)
 		t = pdc->tlp_at;
 	c = ini_credit_req_at(pds, pdc);
+	if (c < t)
+		t = c;
+	c = uet_ccc_pace_at(pdc->ccc);	/* CC pacing: the next send */
 	return c < t ? c : t;
 }
 
@@ -706,6 +717,10 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 		uet_ccc_credit_asked(pdc->ccc, now);	/* again later */
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CREDIT_REQ);
 	}
+	if (uet_ccc_pace_at(pdc->ccc) <= now) {
+		uet_ccc_pace_over(pdc->ccc);
+		ini_wake_ccc(pds, pdc->ccc);
+	}
 
 	if (uet_rtb_next_timer(rtb) <= now) {
 		for (psn = rtb->base; psn != rtb->next; psn++) {
@@ -811,6 +826,33 @@ bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc)
 		rtb->next - rtb->start < UET_PDS_SYN_SPAN);
 }
 
+/* A control packet of the sending side (docs/protocol.md §4.7): CLOSE,
+ * ACK_REQUEST, CLEAR or CREDIT_REQUEST, on this PDC. */
+struct ini_cp {
+	uint8_t type;			/* enum uet_ctl_type */
+	uint8_t flags;			/* UET_PDS_F_* */
+	uint32_t psn, payload;
+	uint16_t ev;			/* entropy */
+};
+
+static ssize_t ini_cp_emit(struct uet_pds *pds, struct uet_pdc *pdc,
+			   const struct ini_cp *cp, struct uet_pkt_info *pi,
+			   uint8_t *buf, size_t cap, uet_time now)
+{
+	struct uet_pds_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_CTRL;
+	h.next_hdr = cp->type;
+	h.flags = cp->flags;
+	h.ctrl.psn = cp->psn;
+	h.ctrl.spdcid = pdc->lid;
+	h.ctrl.dpdcid = pdc->rid;
+	h.ctrl.payload = cp->payload;
+	return uet_pds_emit(pds, pi, &pdc->ref.peer, cp->ev, &h, NULL, buf,
+			    cap, now);
+}
+
 /* Build and account the (re)transmission of psn: a request, or the CLOSE
  * CP. */
 static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
@@ -821,7 +863,6 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 	bool resend = e->fl & UET_RTB_SENT, syn;
 	struct uet_pds_hdr h;
-	uint16_t ev;
 	ssize_t n;
 	int hl, sl;
 
@@ -829,20 +870,16 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	/* §5.2: a resend asks for its ACK at once. */
 	h.flags = resend ? UET_PDS_F_RETX | UET_PDS_F_AR : 0;
 	if (e->fl & UET_RTB_CLOSE) {
-		h.type = UET_PDS_CTRL;
-		h.next_hdr = UET_CTL_CLOSE;
-		h.flags |= UET_PDS_F_AR;
-		h.ctrl.psn = psn;
-		h.ctrl.spdcid = pdc->lid;
-		h.ctrl.dpdcid = pdc->rid;
+		struct ini_cp cp = { .type = UET_CTL_CLOSE, .psn = psn,
+				     .flags = h.flags | UET_PDS_F_AR };
+
 		/* Off the path of a CLOSE that went unanswered. */
-		ev = uet_lb_resend(ini_lb(pds, pdc),
-				   resend ? e->ev : UET_LB_NONE, now);
-		n = uet_pds_emit(pds, pi, &pdc->ref.peer, ev, &h, NULL, buf,
-				 cap, now);
+		cp.ev = uet_lb_resend(ini_lb(pds, pdc),
+				      resend ? e->ev : UET_LB_NONE, now);
+		n = ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 		if (n < 0)
 			return n;
-		e->ev = ev;
+		e->ev = cp.ev;
 	} else {
 		h.type = pdc->rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ;
 		/* RCCC: every forward request says how much credit we want
@@ -926,35 +963,30 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_pds_hdr h;
 	struct uet_lb *lb;
+	struct ini_cp cp;
 
 	memset(&h, 0, sizeof(h));
+	memset(&cp, 0, sizeof(cp));
 	if (pdc->ctl & UET_PDC_CTL_CREDIT_REQ) {
 		pdc->ctl &= ~UET_PDC_CTL_CREDIT_REQ;
 		if (pdc->state != UET_PDC_EST)
 			return 0;
 		/* Untracked: the timer asks again while starved. */
-		h.type = UET_PDS_CTRL;
-		h.next_hdr = UET_CTL_CREDIT_REQ;
-		h.ctrl.spdcid = pdc->lid;
-		h.ctrl.dpdcid = pdc->rid;
-		h.ctrl.payload = uet_ccc_credit_target(pdc->ccc);
-		pdc->ccc->rccc.told_q = h.ctrl.payload;
+		cp.type = UET_CTL_CREDIT_REQ;
+		cp.payload = uet_ccc_credit_target(pdc->ccc);
+		cp.ev = uet_pdc_entropy(pds, pdc);
+		pdc->ccc->rccc.told_q = cp.payload;
 		pds->st->credit_req_tx++;
-		return uet_pds_emit(pds, pi, &pdc->ref.peer,
-				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
-				    cap, now);
+		return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 	}
 	if (pdc->ctl & UET_PDC_CTL_PROBE) {
 		pdc->ctl &= ~UET_PDC_CTL_PROBE;
 		if (pdc->state != UET_PDC_EST)
 			return 0;
 		/* ini_probe: the ACK of the last PSN acknowledged. */
-		h.type = UET_PDS_CTRL;
-		h.next_hdr = UET_CTL_ACK_REQ;
-		h.flags = UET_PDS_F_AR;
-		h.ctrl.psn = rtb->base - 1;
-		h.ctrl.spdcid = pdc->lid;
-		h.ctrl.dpdcid = pdc->rid;
+		cp.type = UET_CTL_ACK_REQ;
+		cp.flags = UET_PDS_F_AR;
+		cp.psn = rtb->base - 1;
 		pdc->last_act = now;
 		pds->st->probes_tx++;
 		/* Each probe on a fresh pick, off the last one's path if
@@ -964,8 +996,8 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		if (pdc->probes > 1 && lb->probe_ev != UET_LB_NONE)
 			uet_lb_feed(lb, lb->probe_ev, UET_LB_TIMEOUT, now);
 		lb->probe_ev = uet_lb_resend(lb, lb->probe_ev, now);
-		return uet_pds_emit(pds, pi, &pdc->ref.peer, lb->probe_ev,
-				    &h, NULL, buf, cap, now);
+		cp.ev = lb->probe_ev;
+		return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 	}
 	if (pdc->ctl & UET_PDC_CTL_CRACK) {
 		pdc->ctl &= ~UET_PDC_CTL_CRACK;
@@ -983,15 +1015,11 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		if (pdc->state != UET_PDC_EST && pdc->state != UET_PDC_CLOSING)
 			return 0;
 		/* §6, REF: psn 0, untracked, payload = CLEAR_PSN. */
-		h.type = UET_PDS_CTRL;
-		h.next_hdr = UET_CTL_CLEAR;
-		h.ctrl.spdcid = pdc->lid;
-		h.ctrl.dpdcid = pdc->rid;
-		h.ctrl.payload = rtb->base - 1;
+		cp.type = UET_CTL_CLEAR;
+		cp.payload = rtb->base - 1;
+		cp.ev = uet_pdc_entropy(pds, pdc);
 		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
-		return uet_pds_emit(pds, pi, &pdc->ref.peer,
-				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
-				    cap, now);
+		return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 	}
 	return 0;
 }
@@ -1002,7 +1030,7 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_rtb_ent *e;
-	struct uet_pds_hdr h;
+	struct ini_cp cp;
 	uint32_t psn;
 	ssize_t n;
 
@@ -1018,18 +1046,14 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 	}
 	/* §7.1: SACKed but its ACK is missing: ask for the ACK. */
 	ent_undue(pdc, e);
-	memset(&h, 0, sizeof(h));
-	h.type = UET_PDS_CTRL;
-	h.next_hdr = UET_CTL_ACK_REQ;
-	h.ctrl.psn = psn;
-	h.ctrl.spdcid = pdc->lid;
-	h.ctrl.dpdcid = pdc->rid;
+	memset(&cp, 0, sizeof(cp));
+	cp.type = UET_CTL_ACK_REQ;
+	cp.psn = psn;
 	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
 	pdc->last_act = now;
 	/* Not on the path that lost the ACK's request (or the ACK). */
-	return uet_pds_emit(pds, pi, &pdc->ref.peer,
-			    uet_lb_resend(ini_lb(pds, pdc), e->ev, now), &h,
-			    NULL, buf, cap, now);
+	cp.ev = uet_lb_resend(ini_lb(pds, pdc), e->ev, now);
+	return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 }
 
 /* Payload bytes as the nominal bytes they will take on the wire (the
@@ -1105,31 +1129,43 @@ void uet_ini_fail_all(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code)
 /* NACKs prove the peer alive, so the resends they ask for do not count
  * against max_retx (that bound is for silence, §7.1): a peer short of
  * buffers is retried, paced up to rto_max, for as long as it answers. */
-/* Resend e after rto_min * 2^n (capped at rto_max) instead of now. */
-static void ini_pause(struct uet_pds *pds, struct uet_pdc *pdc,
-		      struct uet_rtb_ent *e, unsigned n, uet_time now)
+/* Resend e after base * 2^n (capped at rto_max) instead of now. */
+static void ini_pause_from(struct uet_pds *pds, struct uet_pdc *pdc,
+			   struct uet_rtb_ent *e, uet_time base, unsigned n,
+			   uet_time now)
 {
 	e->cause = UET_RTB_BY_NACK;
 	e->backoff = true;
 	ent_land(pdc, e);
-	uet_rtb_set_timer(&pdc->rtb, e, now + uet_pds_rto(pds, n));
+	uet_rtb_set_timer(&pdc->rtb, e, now + uet_pds_backoff(pds, base, n));
 	if (e->nacks < UINT8_MAX)
 		e->nacks++;
 	uet_pdc_rearm(pds, pdc);
+}
+
+static void ini_pause(struct uet_pds *pds, struct uet_pdc *pdc,
+		      struct uet_rtb_ent *e, unsigned n, uet_time now)
+{
+	ini_pause_from(pds, pdc, e, pds->cfg.rto_min, n, now);
 }
 
 bool uet_ini_backoff(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		     uint8_t code, uet_time now)
 {
 	struct uet_rtb_ent *e = uet_rtb_get(&pdc->rtb, psn);
+	uet_time base = pds->cfg.rto_min;
 
-	(void)code;
 	if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE))
 		return true;
+	/* SES had no buffer for an unexpected message: it has one once the
+	 * receive is posted, usually long before rto_min. */
+	if (code == UET_NACK_NO_SES_MSG_AVAIL && pds->cfg.nack_retx &&
+	    pds->cfg.nack_retx < base)
+		base = pds->cfg.nack_retx;
 	/* The target is short of something: an immediate resend would be
 	 * refused again (spec NACK_RETX_TIME), so pause, doubling. A target
 	 * short of a resource says nothing of the network: no CC signal. */
-	ini_pause(pds, pdc, e, e->nacks, now);
+	ini_pause_from(pds, pdc, e, base, e->nacks, now);
 	return true;
 }
 
@@ -1178,11 +1214,7 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		ini_pause(pds, pdc, e, e->nacks - pds->cfg.max_retx, now);
 		return true;
 	}
-	e->nacks++;
-	e->cause = UET_RTB_BY_NACK;
-	e->backoff = false;
-	ent_land(pdc, e);
-	ent_due(pds, pdc, e, UET_RTB_DUE);
+	ent_resend(pds, pdc, e, UET_RTB_BY_NACK);
 	uet_pdc_rearm(pds, pdc);
 	return true;
 }
@@ -1221,12 +1253,7 @@ bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE) ||
 		    !(e->fl & UET_RTB_SENT))
 			continue;
-		if (e->nacks < UINT8_MAX)
-			e->nacks++;
-		e->backoff = false;
-		e->cause = UET_RTB_BY_NACK;
-		ent_land(pdc, e);
-		ent_due(pds, pdc, e, UET_RTB_DUE);
+		ent_resend(pds, pdc, e, UET_RTB_BY_NACK);
 	}
 	uet_pdc_rearm(pds, pdc);
 	return true;

@@ -1,4 +1,4 @@
-/* The initiator role of a PDC (pds-behaviour §3.1-§3.4, §5.4, §6, §7):
+/* The initiator role of a PDC (docs/choices.md §2, §3.5, §3.3, §4):
  * sending requests with SYN until the first ACK, processing ACKs (ACK_PSN
  * with its SES response, CACK, SACK, MPR), CLEAR, retransmission on RTO
  * with exponential backoff, reactions to NACKs, idle close, liveness

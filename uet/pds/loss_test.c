@@ -1,4 +1,4 @@
-/* Loss recovery (pds-behaviour §7): RTO resend of exactly the lost packet,
+/* Loss recovery (docs/choices.md §4): RTO resend of exactly the lost packet,
  * duplicates and reordering never reaching SES twice, trimmed packets
  * resent fast on NACK TRIMMED, exponential RTO backoff, bounded retries,
  * a dead peer turning into error completions in bounded time. */

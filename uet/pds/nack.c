@@ -12,7 +12,7 @@ enum uet_nack_class uet_nack_class(uint8_t code)
 {
 	switch (code) {
 	/* The packet is known lost: resend at once (trimming exists so
-	 * that this is fast, cms.md §1.3). */
+	 * that this is fast, docs/choices.md §4.4). */
 	case UET_NACK_TRIMMED:
 	case UET_NACK_TRIMMED_LASTHOP:
 	case UET_NACK_TRIMMED_ACK:
@@ -67,7 +67,7 @@ static struct uet_nack_ent *nack_push(struct uet_pds *pds,
 	n->payload = payload;
 	n->spdcid = our_id;
 	n->dpdcid = their_id;
-	/* §7.2 (REF): the offending packet's entropy and RETX. */
+	/* The offending packet's entropy and RETX (docs/protocol.md §4.5). */
 	n->entropy = pi->entropy;
 	n->code = code;
 	n->flags = (req_flags & UET_PDS_F_RETX) |
@@ -194,8 +194,8 @@ int uet_nack_rx(struct uet_pds *pds, const struct uet_pkt_info *pi,
 			return 0;
 		}
 	}
-	/* §4 (spec MUST via REF): a NACK outside what is in flight, or for
-	 * a packet already acknowledged, changes nothing. */
+	/* docs/choices.md §2.7 (a spec MUST): a NACK outside what is in
+	 * flight, or for a packet already acknowledged, changes nothing. */
 	if (!uet_rtb_holds(&pdc->rtb, k->psn))
 		return 0;
 	e = uet_rtb_get(&pdc->rtb, k->psn);

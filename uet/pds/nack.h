@@ -1,6 +1,6 @@
-/* NACKs (pds-behaviour §7): the target's queue of NACKs to send (they may
+/* NACKs (docs/choices.md §4.4): the target's queue of NACKs to send (they may
  * concern packets with no PDC, so they live per fep, in a fixed ring) and
- * the initiator's reaction to a NACK, per code (§7.3).
+ * the initiator's reaction to a NACK, per code (docs/choices.md §4.4).
  */
 #ifndef UET_PDS_NACK_H
 #define UET_PDS_NACK_H
@@ -44,7 +44,7 @@ struct uet_nack_q {
 	unsigned cap, head, n;
 };
 
-/* How the initiator reacts to a NACK code (§7.3 as uet decided it). */
+/* How the initiator reacts to a NACK code (docs/choices.md §4.4). */
 enum uet_nack_class {
 	UET_NACK_RESEND,	/* resend now (trimmed, lost) */
 	UET_NACK_BACKOFF,	/* resend after an RTO-like delay (resources) */

@@ -1,7 +1,8 @@
-/* NACKs (pds-behaviour §7.2-§7.3): which conditions the target NACKs with
- * which code, and how the initiator reacts: back off and resend on a
- * resource NACK, fail the PDC on a fatal one, ignore stale ones. Also the
- * checks on what arrives: unknown PDCs, malformed packets, bad ACKs. */
+/* NACKs (docs/protocol.md §4.5, docs/choices.md §4.4): which conditions the
+ * target NACKs with which code, and how the initiator reacts: back off and
+ * resend on a resource NACK, fail the PDC on a fatal one, ignore stale
+ * ones. Also the checks on what arrives: unknown PDCs, malformed packets,
+ * bad ACKs. */
 #include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
@@ -53,6 +54,58 @@ Test(nack, ses_refusal_backs_off_and_resends)
 	cr_assert_eq(t_stats(0).retx_rto, 0);
 	cr_assert_eq(t_stats(0).nacks_rx, 1);
 	cr_assert_eq(t_stats(1).nacks_tx, 1);
+}
+
+/* The first resend of a packet refused with code, rto_min 20 ms. */
+static uet_time backoff_pause(int code, uet_time nack_retx)
+{
+	const struct tlog *nack, *resend = NULL;
+	struct uet_fep_config c = t_cfg();
+	size_t i;
+
+	c.rto_min = 20 * UET_MSEC;
+	c.rto_max = 1 * UET_SEC;
+	c.nack_retx = nack_retx;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t_ses(1)->rx_hook = refuse_first;
+	t_ses(1)->hook_arg = &code;
+	t_send(0, 1, 3 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	nack = t_nth(1, UET_PDS_NACK, 0);
+	cr_assert_not_null(nack);
+	cr_assert_eq(nack->p.pds.nack.code, code);
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && t_is_req(&T.log[i]) &&
+		    (T.log[i].p.pds.flags & UET_PDS_F_RETX))
+			resend = &T.log[i];
+	cr_assert_not_null(resend);
+	cr_assert_eq(resend->p.pds.req.psn, nack->p.pds.nack.psn);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+	return resend->t - nack->t;
+}
+
+/* A target without buffer for an unexpected message has one as soon as
+ * the receive is posted: the resend waits NACK_RETX_TIME, not rto_min (a
+ * 20 ms stall on every large unexpected MPI message). */
+Test(nack, ses_msg_refusal_waits_nack_retx_not_rto)
+{
+	cr_assert_eq(backoff_pause(UET_NACK_NO_SES_MSG_AVAIL, 1 * UET_MSEC),
+		     1 * UET_MSEC);
+}
+
+Test(nack, ses_msg_refusal_nack_retx_zero_waits_rto_min)
+{
+	cr_assert_eq(backoff_pause(UET_NACK_NO_SES_MSG_AVAIL, 0),
+		     20 * UET_MSEC);
+}
+
+/* Other shortages keep rto_min: nothing says they end soon. */
+Test(nack, other_resource_refusal_waits_rto_min)
+{
+	cr_assert_eq(backoff_pause(UET_NACK_NO_RESOURCE, 1 * UET_MSEC),
+		     20 * UET_MSEC);
 }
 
 Test(nack, fatal_nack_fails_the_pdc)

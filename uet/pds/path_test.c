@@ -1,4 +1,4 @@
-/* Path failure (cms.md §5.6) on the mem port: the source port of a
+/* Path failure (UE 1.0 §3.6.16.5) on the mem port: the source port of a
  * sprayed packet stands for its path, four paths by port % 4, and one
  * is a black hole for requests. Every policy completes the transfer
  * without failing the PDC (a resend leaves the entropy that lost it);
@@ -54,7 +54,10 @@ static void open_pair(uint8_t lb, uint16_t run, bool infer)
 	memset(&hole, 0, sizeof(hole));
 	hole.home = T.h.node[0].addr.port;
 	hole.dead = true;
-	hole.path = lb == UET_LB_SINGLE ? -1 : 1;
+	/* One path, or runs of 16 (a few entropies carry it all, and a
+	 * path-aware policy keeps to those that came back clean): the hole
+	 * is where the first sprayed packet goes, or it may never be met. */
+	hole.path = lb == UET_LB_SINGLE || run > 1 ? -1 : 1;
 	t_impair(1, &imp);
 }
 

@@ -147,7 +147,7 @@ struct uet_pdc *uet_pdc_find_tgt(const struct uet_pds *pds,
 	return NULL;
 }
 
-/* 16-bit, never 0, unique among open PDCs (pds-behaviour §1). */
+/* 16-bit, never 0, unique among open PDCs (docs/choices.md §2.1). */
 static uint16_t pdc_new_id(struct uet_pds *pds)
 {
 	for (;;) {
@@ -452,7 +452,8 @@ uint16_t uet_pdc_entropy(struct uet_pds *pds, struct uet_pdc *pdc)
 {
 	uint16_t v = pdc->entropy;
 
-	/* ROD keeps one path so packets arrive in order (§2). */
+	/* ROD keeps one path so packets arrive in order (docs/choices.md
+	 * §9.4). */
 	if (pdc->rod)
 		return v;
 	if (++pdc->entropy_used >= pds->cfg.entropy_run) {

@@ -1,5 +1,5 @@
 /* A PDC: one connection between an initiator FEP and a target FEP
- * (pds-behaviour §1, §3). A fep holds a fixed pool of them (cfg.pdc_max),
+ * (docs/choices.md §2). A fep holds a fixed pool of them (cfg.pdc_max),
  * found by local id (dpdcid of received packets), by peer (the initiator
  * PDC SES sends on) and by {peer, peer's id} (target side, SYN phase).
  *
@@ -17,13 +17,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "uet/list.h"
 #include "../core/sublayer.h"
 
 #include "acktr.h"
 #include "../cms/ccc.h"
 #include "../cms/lb.h"
 #include "heap.h"
-#include "list.h"
 #include "rtb.h"
 #include "rtt.h"
 
@@ -120,8 +120,8 @@ void uet_pdc_free(struct uet_pds *pds, struct uet_pdc *pdc);
 /* Remember a peer SES woke while the pool was empty; it is woken again
  * when a slot frees up. */
 void uet_pdc_wait(struct uet_pds *pds, const struct uet_addr *peer);
-/* Close in error (§3.4): every unacknowledged SES packet goes to
- * uet_ses_tx_failed(UET_ERR_PEER, code), then the slot is freed. */
+/* Close in error (docs/choices.md §2.4): every unacknowledged SES packet
+ * goes to uet_ses_tx_failed(UET_ERR_PEER, code), then the slot is freed. */
 void uet_pdc_fail(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code);
 /* The peer holds no state for this initiator PDC (NACK INV_DPDCID: it
  * restarted, or forgot the PDC): SES takes back what the peer cannot
@@ -161,7 +161,7 @@ void uet_pdc_want_tx(struct uet_pds *pds, struct uet_pdc *pdc);
 
 /* Entropy of the next packet: sprayed over cfg.entropy_count values for
  * RUD, cfg.entropy_run packets on each in turn; one value per PDC for ROD
- * (pds-behaviour §2). */
+ * (docs/choices.md §9.4). */
 uint16_t uet_pdc_entropy(struct uet_pds *pds, struct uet_pdc *pdc);
 
 #endif

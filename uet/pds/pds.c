@@ -55,8 +55,9 @@ static void pds_timing(struct uet_pds *pds)
 	const struct uet_fep_config *c = &pds->cfg;
 	unsigned i;
 
-	/* First send to failure: one RTO per try (§7.1), at worst: the
-	 * RTT estimate may lift every one of them up to rto_max. */
+	/* First send to failure: one RTO per try (docs/choices.md §4.1), at
+	 * worst: the RTT estimate may lift every one of them up to
+	 * rto_max. */
 	pds->retry_span = 0;
 	for (i = 0; i <= c->max_retx; i++)
 		pds->retry_span += c->rto_max;
@@ -160,7 +161,8 @@ void uet_pds_destroy(struct uet_pds *pds)
 
 static void pds_tick(struct uet_pds *pds, uet_time now)
 {
-	/* Time is the caller's and only moves forward (style §4.1). */
+	/* Time is the caller's and only moves forward (docs/architecture.md
+	 * §2). */
 	assert(now >= pds->now);
 	pds->now = now;
 }
@@ -240,7 +242,7 @@ int uet_pds_rx_ctrl(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (!pdc || pdc->state == UET_PDC_DEAD ||
 	    (pdc->rid && c->spdcid != pdc->rid)) {
 		pds->st->drop_pdc++;
-		/* CLEAR is untracked: nobody waits for an answer (§8). */
+		/* CLEAR is untracked (docs/protocol.md §4.7): nobody waits. */
 		if (h->next_hdr != UET_CTL_CLEAR)
 			uet_nack_queue(pds, pi, NULL, UET_NACK_INV_DPDCID,
 				       c->psn, 0, c->spdcid, h->flags, 0);

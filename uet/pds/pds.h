@@ -6,7 +6,7 @@
  * RUDI and UUD) and asks for packets in the order NACKs, control (ACK,
  * CLEAR, CP, RUDI answers), retransmissions, new packets.
  *
- * Choices where shared/spec/pds-behaviour.md leaves room:
+ * Choices where UE 1.0 leaves room (docs/choices.md has them all):
  * - PDCs: one initiator PDC per peer address (FA + home port), RUD, or
  *   ROD with cfg.rod; a target accepts either (the mode of the SYN).
  *   Ids 16-bit, never 0, consecutive from a random start. Start_PSN random
@@ -29,12 +29,13 @@
  *   1024 PSNs, NSCC state zero) when PSNs above CACK arrived and for the
  *   first ACK of a PDC, plain ACK otherwise. Guaranteed responses: their
  *   own ACK at once with REQ=CLEAR, kept until CLEAR_PSN covers them.
- * - Data in ACKs (§9 Reads, Max_ACK_Data_Size = UET_ACK_DATA_MAX): a
- *   reply with data (next_hdr 5/6, data as the ACK's payload) is kept
- *   like a guaranteed one even if SES did not ask (the spec lets PDS
- *   forget it, but then a duplicate would lose the read result), so a
- *   duplicate whose ACK was lost gets the same bytes and SES is not asked
- *   twice. An ACK with more data than that is dropped (drop_other).
+ * - Data in ACKs (docs/choices.md §3.4, Max_ACK_Data_Size =
+ *   UET_ACK_DATA_MAX): a reply with data (next_hdr 5/6, data as the ACK's
+ *   payload) is kept like a guaranteed one even if SES did not ask (the
+ *   spec lets PDS forget it, but then a duplicate would lose the read
+ *   result), so a duplicate whose ACK was lost gets the same bytes and SES
+ *   is not asked twice. An ACK with more data than that is dropped
+ *   (drop_other).
  * - AR (initiator): last packet of a message, every resend, the packet
  *   that fills the window, CLOSE. CLEAR CP as soon as every ACK up to the
  *   one that asked has arrived (CLEAR_PSN is cumulative).
@@ -46,7 +47,9 @@
  *   cfg.max_retx RTOs of one packet fail the PDC: at worst after
  *   (max_retx + 1) * rto_max. NACKs prove the peer alive and never use
  *   that budget: trims etc. resend at once (paced after max_retx of them),
- *   resource NACKs back off rto_min * 2^n up to rto_max, indefinitely.
+ *   resource NACKs back off rto_min * 2^n up to rto_max, indefinitely
+ *   (NO_SES_MSG_AVAIL from cfg.nack_retx instead: posting the receive
+ *   ends that shortage).
  *   Before the RTO (cfg.loss_infer, RUD): RACK (RFC 8985) on the ACKs'
  *   SACK bitmaps - a packet sent before one that arrived is lost once
  *   its latest RTT plus the reorder window (cfg.reorder_window, else a
@@ -76,13 +79,13 @@
  * - Return direction (reads, sublayer.h): the target sends with its rtb
  *   (ini.c), the initiator receives with its rx (tgt.c); same RUD/ROD
  *   rules, RTO, SACK, NACKs, ACK coalescing as the forward direction.
- *   Start_PSN = the forward one (§14 item 9, as REF). A packet's PDC role
+ *   Start_PSN = the forward one (docs/choices.md §2.5). A packet's PDC role
  *   tells its direction: requests with a response header (next_hdr 5/6)
  *   are for an initiator PDC, ACKs/NACKs at a target PDC are about
  *   return data. Their ACKs carry no SES response. Return data reaching
  *   an initiator still in SYN (first ACK lost) names the target's PDC and
  *   establishes it. A CLOSE while return data is in flight or queued gets
- *   NACK CLOSING_IN_ERR and closes in error (§3.4).
+ *   NACK CLOSING_IN_ERR and closes in error (docs/choices.md §2.4).
  * - RUDI / UUD (cl.c, sublayer.h), spoken with cfg.rudi / cfg.uud and a
  *   SES that attached its connectionless ops, else dropped (drop_other):
  *   requests from the home port; pkt_id = generation << 8 | slot of a
@@ -127,6 +130,7 @@
 #include <sys/types.h>
 
 #include "uet/fep.h"
+#include "uet/list.h"
 #include "uet/net.h"
 #include "uet/wire.h"
 #include "../core/sublayer.h"
@@ -134,14 +138,13 @@
 #include "acktr.h"
 #include "cl.h"
 #include "heap.h"
-#include "list.h"
 #include "nack.h"
 #include "pdc.h"
 
 /* Largest number of PSNs an initiator may have in the SYN phase: the
- * 12-bit psn_offset (pds-behaviour §3.2). */
+ * 12-bit psn_offset (docs/choices.md §2.3). */
 #define UET_PDS_SYN_SPAN	4096u
-/* Start_PSN range (pds-behaviour §3.2, REF). */
+/* Start_PSN range (docs/choices.md §2.3, as REF). */
 #define UET_PDS_START_MIN	(1u << 16)
 #define UET_PDS_START_MAX	(1u << 31)
 

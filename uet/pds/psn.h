@@ -1,5 +1,5 @@
 /* PSN arithmetic: 32-bit sequence numbers that wrap, compared in serial
- * arithmetic (pds-behaviour §4, wire-format §4.11: a after b <=>
+ * arithmetic (docs/protocol.md §4.11: a after b <=>
  * (int32_t)(a - b) > 0). Never compare PSNs with < directly.
  */
 #ifndef UET_PDS_PSN_H

@@ -140,9 +140,9 @@ Test(rccc, lost_credit_asked_for_again)
 	cr_assert_eq(T.nerr[1], 0);
 }
 
-/* ACK_CC's rcvd_bytes (cms.md §2): the target counts the nominal bytes of
- * the new data packets it took, and every ACK_CC carries the count in
- * 256-byte units, rounded up. */
+/* ACK_CC's rcvd_bytes (UE 1.0 §3.6.13.9): the target counts the nominal
+ * bytes of the new data packets it took, and every ACK_CC carries the count
+ * in 256-byte units, rounded up. */
 Test(rccc, ack_cc_counts_received_bytes)
 {
 	struct uet_fep_config c = rc_cfg(UET_CCA_NSCC);

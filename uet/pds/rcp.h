@@ -1,13 +1,12 @@
-/* The receiver's credit pacer (RCCC, cms.md §4): one per FEP. Senders
- * say on every *_CC_REQ (and CREDIT_REQUEST) how much credit they want,
- * as a cumulative 24-bit count of 256-byte quanta; the pacer grants it
- * round robin among the PDCs that want more, a chunk of 4 full packets
- * at a time, at about this FEP's link rate: 1% above it while the
- * packets arrive unmarked, below it as the CE fraction grows, so that
- * the senders together keep the last hop busy with a short queue.
- * Grants go out as CREDIT CPs carrying the PDC's cumulative count (a
- * lost one is made good by the next, or by the answer to a
- * CREDIT_REQUEST).
+/* The receiver's credit pacer (RCCC, docs/choices.md §9.3): one per FEP.
+ * Senders say on every *_CC_REQ (and CREDIT_REQUEST) how much credit they
+ * want, as a cumulative 24-bit count of 256-byte quanta; the pacer grants
+ * it round robin among the PDCs that want more, a chunk of 4 full packets
+ * at a time, at about this FEP's link rate: 1% above it while the packets
+ * arrive unmarked, below it as the CE fraction grows, so that the senders
+ * together keep the last hop busy with a short queue. Grants go out as
+ * CREDIT CPs carrying the PDC's cumulative count (a lost one is made good
+ * by the next, or by the answer to a CREDIT_REQUEST).
  */
 #ifndef UET_PDS_RCP_H
 #define UET_PDS_RCP_H

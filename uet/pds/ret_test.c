@@ -1,4 +1,4 @@
-/* The return direction (pds-behaviour §1, §9 Reads, §3.4): read data the
+/* The return direction (docs/choices.md §2.5, §6.2, §2.4): read data the
  * target sends on the PDC the initiator opened, in its own PSN space
  * (Start_PSN = the forward one), with the same RTO / SACK / NACK rules;
  * the initiator ACKs it and hands each new packet to SES once. Neither

@@ -1,4 +1,4 @@
-/* ROD (pds-behaviour §2): the target hands packets to SES strictly in PSN
+/* ROD (docs/choices.md §4.3): the target hands packets to SES strictly in PSN
  * order. uet does Go-Back-N: an out-of-order packet is dropped with NACK
  * ROD_OOO (payload = the PSN expected), the initiator resends from there.
  * One entropy per PDC. */

@@ -1,6 +1,6 @@
 /* The retransmit buffer of an initiator PDC: every PSN sent and not yet
  * acknowledged, with what SES needs to rebuild the packet (uet_ses_pkt)
- * and its retransmission timer (pds-behaviour §5.4, §7.1).
+ * and its retransmission timer (docs/choices.md §3.5, §4.1).
  *
  * The PSNs in flight are the contiguous range [base, next), kept in a ring
  * of cap (a power of two) entries indexed by psn & (cap - 1), so the ring
@@ -53,7 +53,7 @@ struct uet_rtb_ent {
 struct uet_rtb {
 	struct uet_rtb_ent *ent;
 	uint32_t mask;		/* cap - 1 */
-	uint32_t start;		/* Start_PSN (pds-behaviour §3.2) */
+	uint32_t start;		/* Start_PSN (docs/choices.md §2.3) */
 	uint32_t base;		/* lowest PSN not acknowledged */
 	uint32_t next;		/* next PSN to assign */
 	uint32_t peer_cack;	/* newest CACK the target reported */

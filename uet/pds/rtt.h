@@ -1,6 +1,6 @@
 /* Round-trip time estimate of an initiator PDC and the RTO it gives
- * (pds-behaviour §7.1 leaves the timer to the implementation; this is
- * RFC 6298's SRTT/RTTVAR, within [rto_min, rto_max]).
+ * (UE 1.0 leaves the timer to the implementation, docs/choices.md §4.1;
+ * this is RFC 6298's SRTT/RTTVAR, within [rto_min, rto_max]).
  *
  * A sample is the time from a packet's only transmission to the first
  * ACK or SACK saying it arrived (Karn: never a packet sent twice, whose

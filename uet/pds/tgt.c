@@ -18,8 +18,8 @@ static uint8_t ack_flags_of(const struct uet_pkt_info *pi, uint8_t req_flags)
 	       (req_flags & UET_PDS_F_RETX);
 }
 
-/* What a duplicate gets when its real response is gone (§6, §7.4). uet
- * answers RC_OK (open question 7: REF uses RC_NULL); SES treats any
+/* What a duplicate gets when its real response is gone (docs/choices.md §3.6).
+ * uet answers RC_OK (REF uses RC_NULL, docs/choices.md §10.5); SES treats any
  * DEFAULT_RESPONSE as success. */
 static void default_rsp(struct uet_ses_rsp *rsp, const struct uet_ses_req *req)
 {
@@ -81,9 +81,9 @@ static void tgt_nack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 }
 
 /* Find the PDC of a request: by {peer, SPDCID} and Start_PSN for SYN
- * (creating it; a SYN leaves from the initiator's home port), by DPDCID
- * and the peer's FA otherwise (§3.2, pds.h: Addresses). NULL with
- * *handled set: answered and counted, return that. NACKs what it
+ * (creating it; a SYN leaves from the initiator's home port), by DPDCID and
+ * the peer's FA otherwise (docs/choices.md §2.1, pds.h: Addresses). NULL
+ * with *handled set: answered and counted, return that. NACKs what it
  * cannot map, to where it came from; a packet from another FA that claims
  * one of our PDCs is only dropped: answering it would let anyone make us
  * fail the PDCs of a peer whose ids it guessed. */
@@ -114,7 +114,7 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 		uet_pdc_proven(pds, pdc);
 		return pdc;
 	}
-	/* uet uses no reserved PDCs (wire-format decision table). */
+	/* uet uses no reserved PDCs (docs/choices.md §10.4). */
 	if (r->pdc_info) {
 		tgt_nack(pds, pi, h, NULL, UET_NACK_UNEXP_EVENT, 0);
 		return NULL;
@@ -132,7 +132,8 @@ static struct uet_pdc *tgt_pdc(struct uet_pds *pds,
 		tgt_nack(pds, pi, h, pdc, UET_NACK_INVALID_SYN, 0);
 		return NULL;
 	}
-	/* Nothing is made for a SYN a new PDC would not track (§4)... */
+	/* Nothing is made for a SYN a new PDC would not track
+	 * (docs/choices.md §2.7)... */
 	if (r->psn_offset >= UET_ACKTR_RANGE) {
 		tgt_nack(pds, pi, h, NULL, UET_NACK_PSN_OOR_WINDOW, 0);
 		pds->st->drop_psn++;
@@ -267,7 +268,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pds->st->drop_other++;
 		return UET_ERR_INVAL;
 	}
-	/* A response with data is the return direction (§1, §9 Reads):
+	/* A response with data is the return direction (docs/choices.md §2.5):
 	 * read data from the target of one of our PDCs. */
 	pdc = ret ? ret_pdc(pds, pi, h) : tgt_pdc(pds, pi, p, &handled, now);
 	if (handled <= 0)
@@ -291,8 +292,8 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (h->type == UET_PDS_RUD_CC_REQ || h->type == UET_PDS_ROD_CC_REQ)
 		uet_rcp_want(pds, pdc, h->req.credit_target, now);
 	if (pdc->state == UET_PDC_CLOSED) {
-		/* §3.4: nothing after the CLOSE; a late copy of what came
-		 * before is only a duplicate. */
+		/* docs/choices.md §2.4: nothing after the CLOSE; a late
+		 * copy of what came before is only a duplicate. */
 		if (uet_psn_gt(psn, pdc->close_psn)) {
 			tgt_nack(pds, pi, h, pdc, UET_NACK_CLOSING, 0);
 			pds->st->drop_pdc++;
@@ -305,7 +306,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		uet_pdc_rearm(pds, pdc);
 		return 0;
 	}
-	/* Every request carries CLEAR_PSN (§6). */
+	/* Every request carries CLEAR_PSN (docs/choices.md §3.3). */
 	uet_acktr_clear(rx, &pds->gtd,
 			psn + (uint32_t)(int32_t)h->req.clear_psn_offset);
 
@@ -313,9 +314,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	case UET_ACKTR_NEW:
 		break;
 	case UET_ACKTR_DUP: {
-		/* §7.4: never to SES twice; the kept ACK, or a default one
-		 * (none in the return direction: SES answers read data with
-		 * nothing). */
+		/* docs/choices.md §3.6: never to SES twice; the kept ACK,
+		 * or a default one (none in the return direction: SES
+		 * answers read data with nothing). */
 		struct uet_gtd *g = uet_acktr_gtd(rx, psn);
 
 		pds->st->dup_rx++;
@@ -335,9 +336,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		return 0;
 	}
 	case UET_ACKTR_OOO:
-		/* ROD: Go-Back-N (§2); payload = the PSN we wait for. Once
-		 * per expected PSN: one rewind per loss, not one per packet
-		 * behind it. */
+		/* ROD: Go-Back-N (docs/choices.md §4.3); payload = the PSN
+		 * we wait for. Once per expected PSN: one rewind per loss,
+		 * not one per packet behind it. */
 		if (uet_acktr_expected(rx) != rx->rod_nacked) {
 			rx->rod_nacked = uet_acktr_expected(rx);
 			tgt_nack(pds, pi, h, pdc, UET_NACK_ROD_OOO,
@@ -376,8 +377,8 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uet_acktr_received(rx, UET_CCC_NOMINAL(p->hdr_len + p->payload_len));
 	rx->unacked++;
 	if (!ret && reply.gtd) {
-		/* §6: keep it (before CACK may move), ACK at once with
-		 * REQ=CLEAR. */
+		/* docs/choices.md §3.3: keep it (before CACK may move), ACK
+		 * at once with REQ=CLEAR. */
 		struct uet_gtd *g = uet_acktr_keep(rx, &pds->gtd, psn, &reply);
 
 		g->resend = true;
@@ -386,8 +387,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_GTD);
 	}
 	uet_acktr_advance(rx);
-	/* §5.2 triggers: AR, SYN, RETX, ECN-CE, every ack_every packets, and
-	 * a filled hole (the initiator is waiting on it). */
+	/* docs/choices.md §3.1 triggers: AR, SYN, RETX, ECN-CE, every
+	 * ack_every packets, and a filled hole (the initiator is waiting on
+	 * it). */
 	ack_now = (h->flags & (UET_PDS_F_AR | UET_PDS_F_SYN |
 			       UET_PDS_F_RETX)) ||
 		  pi->ecn == UET_ECN_CE || filled ||
@@ -415,8 +417,9 @@ int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pds->st->drop_pdc++;
 		return UET_ERR_INVAL;
 	}
-	/* cms.md §1.3: the payload is gone, ask for it again at once (of
-	 * either direction: return data reaches an initiator PDC). */
+	/* docs/choices.md §4.4: the payload is gone, ask for it again at
+	 * once (of either direction: return data reaches an initiator
+	 * PDC). */
 	tgt_nack(pds, pi, h, pdc, UET_NACK_TRIMMED, 0);
 	return 0;
 }
@@ -434,7 +437,8 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 	uet_pdc_proven(pds, pdc);
 	switch (h->next_hdr) {
 	case UET_CTL_ACK_REQ:
-		/* §7.5: resend the ACK of c->psn, or say it never came. */
+		/* docs/choices.md §3.6: resend the ACK of c->psn, or say it
+		 * never came. */
 		if (!uet_acktr_has(rx, c->psn)) {
 			uet_nack_queue(pds, pi, &pdc->ref.peer,
 				       UET_NACK_PKT_NOT_RCVD, c->psn, pdc->lid,
@@ -467,8 +471,9 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 				break;
 			}
 		} else if (uet_rtb_used(&pdc->rtb) || pdc->tx_want) {
-			/* §3.4: return data still un-ACKed or to send: close
-			 * in error; SES hears of every such packet. */
+			/* docs/choices.md §2.4: return data still un-ACKed
+			 * or to send: close in error; SES hears of every
+			 * such packet. */
 			uet_nack_queue(pds, pi, &pdc->ref.peer,
 				       UET_NACK_CLOSING_IN_ERR, c->psn,
 				       pdc->lid, c->spdcid, h->flags,
@@ -476,9 +481,9 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 			uet_pdc_fail(pds, pdc, UET_NACK_CLOSING_IN_ERR);
 			return 0;
 		} else {
-			/* §3.4: every forward PSN counts as cleared; ACK
-			 * the CLOSE, keep the PDC a while for late copies,
-			 * let SES go now. */
+			/* docs/choices.md §2.4: every forward PSN counts as
+			 * cleared; ACK the CLOSE, keep the PDC a while for
+			 * late copies, let SES go now. */
 			uet_acktr_close(rx, &pds->gtd, c->psn);
 			pdc->close_psn = c->psn;
 			pdc->state = UET_PDC_CLOSED;
@@ -578,7 +583,8 @@ void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 
 /* One ACK: ACK_CC with a SACK bitmap when PSNs above CACK arrived, and
  * for the first ACK of a PDC (its mpr tells the initiator our MP_RANGE,
- * §4); plain ACK otherwise (wire-format §4.2-§4.3). */
+ * docs/choices.md §3.2); plain ACK otherwise (docs/protocol.md §4.2,
+ * §4.3). */
 static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 			    uint32_t psn, const struct uet_ses_reply *reply,
 			    uint8_t flags, uint16_t entropy,
@@ -598,7 +604,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		reply = NULL;
 	}
 	/* A sender with congestion control needs ACK_CC's service time
-	 * (cms.md §3.1); the algorithm is the job's, the same at both
+	 * (UE 1.0 §3.6.13.1); the algorithm is the job's, the same at both
 	 * ends. */
 	h.type = uet_acktr_holes(rx) || !rx->mpr_told ||
 		 pds->cfg.cca != UET_CCA_FIXED ? UET_PDS_ACK_CC : UET_PDS_ACK;

@@ -1,4 +1,4 @@
-/* The target role of a PDC (pds-behaviour §3.2, §3.4, §4-§7): PDC
+/* The target role of a PDC (docs/choices.md §2 to §4): PDC
  * creation from SYN requests, PSN classification, delivery to SES exactly
  * once, ACK coalescing, guaranteed responses until CLEAR, NACKs, CLOSE,
  * reaping initiators that went silent.

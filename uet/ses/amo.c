@@ -1,5 +1,5 @@
-/* Atomic arithmetic of the target (ses-and-libfabric-mapping §4.8,
- * wire-format §5.6, §5.7), and what the provider may advertise.
+/* Atomic arithmetic of the target (docs/choices.md §6.3,
+ * docs/protocol.md §5.6, §5.7), and what the provider may advertise.
  *
  * Ops and types: every enum uet_amo_op with a libfabric counterpart, for
  * which types libfabric defines it (its util atomics): MIN, MAX and the
@@ -306,7 +306,7 @@ static void elem(uint8_t op, uint8_t dt, uint8_t *mem, const uint8_t *arg,
 	case UET_AMO_FLOAT_COMPLEX: elem_fc(op, mem, arg, cmp); return;
 	case UET_AMO_DOUBLE_COMPLEX: elem_dc(op, mem, arg, cmp); return;
 	default: {
-		/* Signed types have even codes (wire-format §5.7). */
+		/* Signed types have even codes (docs/protocol.md §5.7). */
 		bool sgn = !(dt & 1);
 
 		mem_put(mem, n, int_op(op, mem_get(mem, n), mem_get(arg, n),

@@ -405,7 +405,7 @@ static int raw_amo(uint8_t opcode, uint8_t op, uint8_t dt, uint32_t len,
 	q.message_id = id;
 	q.request_length = len;
 	q.job_id = TL_JOB;
-	q.pid_on_fep = uet_ses_addr_pid(&B.cfg.local);
+	q.pid_on_fep = uet_addr_pid(&B.cfg.local);
 	q.match_bits = key;
 	q.buffer_offset = boff;
 	q.amo.op = op;

@@ -1,11 +1,11 @@
 /* Connectionless delivery, the SES side (sublayer.h "Connectionless
- * delivery"; pds-behaviour §2, §10; ses-and-libfabric-mapping §4.6, §4.7,
- * §9): which operations leave without a PDC, and the table of functions
+ * delivery"; UE 1.0 §3.5.7.3, §3.5.7.4; docs/choices.md §8): which
+ * operations leave without a PDC, and the table of functions
  * PDS pulls their packets with and hands their answers to.
  *
  * - UUD (cfg.uud): every UET_OP_SEND is one datagram, a DATAGRAM_SEND
  *   with the standard header, SOM and EOM, of at most
- *   uet_ses_dgram_max(mtu) bytes (longer: UET_ERR_MSGSIZE at post); it
+ *   uet_fep_dgram_max(mtu) bytes (longer: UET_ERR_MSGSIZE at post); it
  *   completes once PDS has handed it to the port. uud.c receives them.
  * - RUDI (cfg.rudi): RMA writes and reads whose rkey has
  *   UET_MKEY_IDEMPOTENT_SAFE, one request per packet, complete when every
@@ -53,11 +53,11 @@ int uet_cless_mode(const struct uet_ses *ses, const struct uet_op *op,
 
 bool uet_cless_busy(const struct uet_ses *ses, const struct uet_addr *peer)
 {
-	const struct uet_dlist *pos;
+	const struct uet_list *pos;
 
 	for (pos = ses->cl_msgs.next; pos != &ses->cl_msgs; pos = pos->next) {
 		const struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (uet_addr_equal(&m->peer, peer))
 			return true;
@@ -65,8 +65,8 @@ bool uet_cless_busy(const struct uet_ses *ses, const struct uet_addr *peer)
 	return false;
 }
 
-/* The header checks every request gets (mapping §1.2): RC_OK or the code
- * it is refused with, counted. */
+/* The header checks every request gets (docs/choices.md §1.4): RC_OK or the
+ * code it is refused with, counted. */
 uint8_t uet_cless_check(struct uet_ses *ses, const struct uet_ses_req *req)
 {
 	if (req->format != UET_NH_REQ_STD) {
@@ -92,11 +92,11 @@ uint8_t uet_cless_check(struct uet_ses *ses, const struct uet_ses_req *req)
 static bool fenced_ahead(const struct uet_ses *ses,
 			 const struct uet_ses_msg *m)
 {
-	const struct uet_dlist *pos;
+	const struct uet_list *pos;
 
 	for (pos = ses->tx_pending.next; pos != &m->link; pos = pos->next) {
 		const struct uet_ses_msg *q =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (!q->cl_mode && (q->flags & UET_OPF_FENCE) &&
 		    uet_addr_equal(&q->peer, &m->peer))
@@ -107,17 +107,17 @@ static bool fenced_ahead(const struct uet_ses *ses,
 
 static struct uet_ses_msg *cless_start(struct uet_ses *ses)
 {
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 
 	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
 	     pos = pos->next) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (!m->cl_mode || fenced_ahead(ses, m))
 			continue;
-		uet_dlist_del(&m->link);
-		uet_dlist_add_tail(&ses->cl_msgs, &m->link);
+		uet_list_del(&m->link);
+		uet_list_add_tail(&ses->cl_msgs, &m->link);
 		m->msg_id = ses->cl_msg_id++;
 		m->started = true;
 		return m;

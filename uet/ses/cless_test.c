@@ -94,8 +94,8 @@ static void start_n(unsigned n, unsigned uud, unsigned rudi,
 
 		uet_fep_config_default(&cfg[i]);
 		cfg[i].job_id = 0x5151;
-		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
-		cfg[i].resource_index = uet_ses_addr_ri(&a);
+		cfg[i].pid_on_fep = uet_addr_pid(&a);
+		cfg[i].resource_index = uet_addr_ri(&a);
 		cfg[i].uud = (uud >> i) & 1;
 		if (cfg_unexp_max)
 			cfg[i].unexp_max = cfg_unexp_max;
@@ -123,7 +123,7 @@ static void stop(void)
 
 static size_t dgram_max(void)
 {
-	return uet_ses_dgram_max(H.node[0].cfg.mtu);
+	return uet_fep_dgram_max(H.node[0].cfg.mtu);
 }
 
 static int post_op(unsigned node, unsigned to, uint8_t type, void *buf,
@@ -555,7 +555,7 @@ Test(cless, uud_other_job_dropped)
 
 		uet_fep_config_default(&cfg[i]);
 		cfg[i].job_id = 7 + i;
-		cfg[i].pid_on_fep = uet_ses_addr_pid(&a);
+		cfg[i].pid_on_fep = uet_addr_pid(&a);
 		cfg[i].uud = true;
 	}
 	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, NULL, 3), 0);

@@ -39,8 +39,8 @@ static void node_cfg(struct uet_fep_config *cfg, unsigned i)
 
 	uet_fep_config_default(cfg);
 	cfg->job_id = 0xABCDE;
-	cfg->pid_on_fep = uet_ses_addr_pid(&a);
-	cfg->resource_index = uet_ses_addr_ri(&a);
+	cfg->pid_on_fep = uet_addr_pid(&a);
+	cfg->resource_index = uet_addr_ri(&a);
 }
 
 static void start_cfgs(const struct uet_fep_config cfg[2], unsigned seed)
@@ -297,6 +297,40 @@ Test(fep, unexpected_budget_end_to_end)
 		free(src[i]);
 		free(dst[i]);
 	}
+}
+
+/* MPI's ping-pong: a message above the target's budget arrives before its
+ * receive is posted, and its packets are refused. Once the receive is
+ * there the rest must follow within about NACK_RETX_TIME (1 ms), not an
+ * RTO (rto_min, 20 ms, here the engine's default). */
+Test(fep, unexpected_over_budget_resumes_after_recv)
+{
+	enum { LEN = 256 << 10 };
+	struct want w = { 1, 1 };
+	uint8_t *src = pattern(LEN, 3), *dst = calloc(1, LEN);
+	struct uet_fep_stats st;
+	uet_time posted;
+	int cs, cr;
+
+	cr_assert_not_null(dst);
+	start(64u << 10, NULL);
+	cr_assert_eq(post(0, UET_OP_SEND, src, LEN, 0, 0, 0, &cs), 0);
+	uet_harness_run(&H, NULL, NULL, H.now + 200 * UET_USEC);
+	uet_fep_stats(H.node[1].fep, &st);
+	cr_assert_gt(st.nacks_tx, 0, "the budget was never exceeded");
+	cr_assert_eq(R.n[1], 0);
+	cr_assert_eq(post(1, UET_OP_RECV, dst, LEN, 0, 0, 0, &cr), 0);
+	posted = H.now;
+	cr_assert(uet_harness_run(&H, have_all, &w, posted + 5 * UET_MSEC),
+		  "not delivered 5 ms after the receive: %zu / %zu", R.n[0],
+		  R.n[1]);
+	cr_assert_eq(find(0, &cs)->err, 0);
+	cr_assert_eq(find(1, &cr)->err, 0);
+	cr_assert(!memcmp(dst, src, LEN));
+	uet_fep_stats(H.node[0].fep, &st);
+	cr_assert_eq(st.retx_rto, 0);
+	free(src);
+	free(dst);
 }
 
 /* A peer of another job: the send fails with the SES return code. */

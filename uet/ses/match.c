@@ -1,5 +1,5 @@
 /* Posted receives and the unexpected list: who gets which message
- * (ses-and-libfabric-mapping §4.1, §4.2; libfabric fi_msg(3), fi_tagged(3)).
+ * (docs/choices.md §5.2, §5.3; libfabric fi_msg(3), fi_tagged(3)).
  *
  * - Untagged receives take untagged messages, tagged receives tagged ones,
  *   each in posting order: the first posted receive that matches wins.
@@ -42,13 +42,13 @@ struct uet_ses_recv *uet_match_posted(struct uet_ses *ses,
 				      const struct uet_ses_inmsg *in)
 {
 	struct uet_rxq *q = ses->rxq[in->rx_ctx];
-	struct uet_dlist *head = in->opcode == UET_SES_TAGGED_SEND ?
+	struct uet_list *head = in->opcode == UET_SES_TAGGED_SEND ?
 				 &q->posted_tag : &q->posted_msg;
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 
 	for (pos = head->next; pos != head; pos = pos->next) {
 		struct uet_ses_recv *r =
-			uet_dlist_entry(pos, struct uet_ses_recv, link);
+			uet_container_of(pos, struct uet_ses_recv, link);
 
 		if (uet_match_one(r, in))
 			return r;
@@ -60,7 +60,7 @@ void uet_match_unlink(struct uet_ses_recv *r)
 {
 	r->linked = false;
 	if (r->on_list)
-		uet_dlist_del(&r->link);
+		uet_list_del(&r->link);
 	r->on_list = false;
 }
 
@@ -72,24 +72,24 @@ void uet_match_recv_free(struct uet_ses *ses, struct uet_ses_recv *r)
 	uet_match_unlink(r);
 	memset(r, 0, sizeof(*r));
 	r->q = q;
-	uet_dlist_add(&q->free, &r->link);
+	uet_list_add(&q->free, &r->link);
 	q->free_n++;
 }
 
 static struct uet_ses_recv *recv_alloc(struct uet_rxq *q)
 {
-	struct uet_dlist *n = uet_dlist_pop(&q->free);
+	struct uet_list *n = uet_list_pop(&q->free);
 
 	if (!n)
 		return NULL;
 	q->free_n--;
-	return uet_dlist_entry(n, struct uet_ses_recv, link);
+	return uet_container_of(n, struct uet_ses_recv, link);
 }
 
 void uet_match_unexp(struct uet_ses *ses, struct uet_ses_inmsg *in)
 {
 	in->owner = ses;
-	uet_dlist_add_tail(&ses->rxq[in->rx_ctx]->unexp, &in->unexp_link);
+	uet_list_add_tail(&ses->rxq[in->rx_ctx]->unexp, &in->unexp_link);
 	ses->st.unexp_msgs++;
 }
 
@@ -117,11 +117,11 @@ void uet_match_orphan(struct uet_ses_inmsg *in)
 static struct uet_ses_inmsg *unexp_find(struct uet_rxq *q,
 					const struct uet_ses_recv *r)
 {
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 
 	for (pos = q->unexp.next; pos != &q->unexp; pos = pos->next) {
 		struct uet_ses_inmsg *in =
-			uet_dlist_entry(pos, struct uet_ses_inmsg, unexp_link);
+			uet_container_of(pos, struct uet_ses_inmsg, unexp_link);
 
 		if (!in->claimed && uet_match_one(r, in))
 			return in;
@@ -154,13 +154,13 @@ static void unexp_discard(struct uet_ses_inmsg *in)
 {
 	struct uet_ses *ses = in->owner;
 
-	uet_dlist_del(&in->unexp_link);
+	uet_list_del(&in->unexp_link);
 	/* A rendezvous sender is released by a read of nothing. */
-	if (in->rndv && !uet_dlist_linked(&in->pdc_link)) {
+	if (in->rndv && !uet_list_linked(&in->pdc_link)) {
 		uet_rndv_discard(ses, in);
 		return;
 	}
-	if (!uet_dlist_linked(&in->pdc_link)) {
+	if (!uet_list_linked(&in->pdc_link)) {
 		uet_rx_free(ses, in);
 		return;
 	}
@@ -219,10 +219,10 @@ static int match_claim(struct uet_rxq *q, const struct uet_op *op)
 {
 	struct uet_ses_inmsg *in = NULL;
 	struct uet_ses_recv *r;
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 
 	for (pos = q->unexp.next; pos != &q->unexp; pos = pos->next) {
-		in = uet_dlist_entry(pos, struct uet_ses_inmsg, unexp_link);
+		in = uet_container_of(pos, struct uet_ses_inmsg, unexp_link);
 		if (in->claimed && in->claim_ctx == op->context)
 			break;
 		in = NULL;
@@ -304,7 +304,7 @@ int uet_match_post(struct uet_rxq *q, const struct uet_op *op)
 		if (last)
 			return 0;
 	}
-	uet_dlist_add_tail(tagged ? &q->posted_tag : &q->posted_msg,
+	uet_list_add_tail(tagged ? &q->posted_tag : &q->posted_msg,
 			   &r->link);
 	r->on_list = true;
 	return 0;
@@ -333,14 +333,14 @@ static void recv_cancel(struct uet_rxq *q, struct uet_ses_recv *r)
 
 int uet_match_cancel(struct uet_rxq *q, void *context)
 {
-	struct uet_dlist *heads[2] = { &q->posted_msg, &q->posted_tag };
-	struct uet_dlist *pos;
+	struct uet_list *heads[2] = { &q->posted_msg, &q->posted_tag };
+	struct uet_list *pos;
 	int i;
 
 	for (i = 0; i < 2; i++) {
 		for (pos = heads[i]->next; pos != heads[i]; pos = pos->next) {
 			struct uet_ses_recv *r =
-				uet_dlist_entry(pos, struct uet_ses_recv, link);
+				uet_container_of(pos, struct uet_ses_recv, link);
 
 			if (r->context == context) {
 				recv_cancel(q, r);
@@ -353,13 +353,13 @@ int uet_match_cancel(struct uet_rxq *q, void *context)
 
 void uet_match_flush(struct uet_rxq *q)
 {
-	struct uet_dlist *heads[2] = { &q->posted_msg, &q->posted_tag };
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *heads[2] = { &q->posted_msg, &q->posted_tag };
+	struct uet_list *pos, *tmp;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		uet_dlist_foreach_safe(pos, tmp, heads[i])
-			recv_cancel(q, uet_dlist_entry(pos,
+		uet_list_foreach_safe(pos, tmp, heads[i])
+			recv_cancel(q, uet_container_of(pos,
 							 struct uet_ses_recv,
 							 link));
 	}

@@ -1,5 +1,5 @@
 /* Memory regions: the key table of the target side of RMA and atomics
- * (ses-and-libfabric-mapping §4.6, §5).
+ * (docs/choices.md §6.1, §6.4).
  *
  * Keys are looked up on every RMA packet, so the table is open addressing
  * with linear probing over a power-of-two array, grown at half load

@@ -41,28 +41,38 @@
 
 static struct uet_ses_msg *msg_alloc(struct uet_ses *ses)
 {
-	struct uet_dlist *n = uet_dlist_pop(&ses->tx_free);
+	struct uet_list *n = uet_list_pop(&ses->tx_free);
 
 	if (!n)
 		return NULL;
 	ses->tx_free_n--;
-	return uet_dlist_entry(n, struct uet_ses_msg, link);
+	return uet_container_of(n, struct uet_ses_msg, link);
+}
+
+/* The oldest message waiting for a PDC to peer (connectionless ones need
+ * none), or NULL. */
+static const struct uet_ses_msg *msg_first_pending(const struct uet_ses *ses,
+						   const struct uet_addr *peer)
+{
+	const struct uet_list *pos;
+
+	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
+	     pos = pos->next) {
+		const struct uet_ses_msg *m =
+			uet_container_of(pos, struct uet_ses_msg, link);
+
+		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
+			return m;
+	}
+	return NULL;
 }
 
 static bool fence_pending(const struct uet_ses *ses,
 			  const struct uet_addr *peer)
 {
-	const struct uet_dlist *pos;
+	const struct uet_ses_msg *m = msg_first_pending(ses, peer);
 
-	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
-	     pos = pos->next) {
-		const struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
-
-		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
-			return m->flags & UET_OPF_FENCE;
-	}
-	return false;
+	return m && (m->flags & UET_OPF_FENCE);
 }
 
 static void msg_release(struct uet_ses *ses, struct uet_ses_msg *m)
@@ -71,7 +81,7 @@ static void msg_release(struct uet_ses *ses, struct uet_ses_msg *m)
 	struct uet_addr peer = m->peer;
 	bool started = m->started;
 
-	uet_dlist_del(&m->link);
+	uet_list_del(&m->link);
 	uet_reasm_fini(&m->rx);
 	if (m->rmr)
 		uet_rndv_unexpose(ses, m);
@@ -81,7 +91,7 @@ static void msg_release(struct uet_ses *ses, struct uet_ses_msg *m)
 	} else {
 		memset(m, 0, sizeof(*m));
 		m->inject = inject;
-		uet_dlist_add(&ses->tx_free, &m->link);
+		uet_list_add(&ses->tx_free, &m->link);
 		ses->tx_free_n++;
 	}
 	/* A fenced message may start now that this one is gone. */
@@ -183,46 +193,30 @@ static int iov_sum(const struct uet_iov *iov, size_t n, size_t *len)
 	return 0;
 }
 
-/* Copy len bytes from offset off of an iov. */
-static void iov_gather(const struct uet_iov *iov, size_t n, uint8_t *dst,
-		       size_t off, size_t len)
+/* Copy len bytes between buf and an iov from its offset off: into the
+ * iov (scatter) or out of it (gather). */
+static void iov_copy(const struct uet_iov *iov, size_t n, size_t off,
+		     uint8_t *buf, size_t len, bool scatter)
 {
 	size_t i;
 
 	for (i = 0; i < n && len; i++) {
+		uint8_t *p;
 		size_t k;
 
 		if (off >= iov[i].len) {
 			off -= iov[i].len;
 			continue;
 		}
+		p = (uint8_t *)iov[i].base + off;
 		k = iov[i].len - off;
 		if (k > len)
 			k = len;
-		memcpy(dst, (const uint8_t *)iov[i].base + off, k);
-		dst += k;
-		len -= k;
-		off = 0;
-	}
-}
-
-static void iov_scatter(const struct uet_iov *iov, size_t n, size_t off,
-			const uint8_t *src, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < n && len; i++) {
-		size_t k;
-
-		if (off >= iov[i].len) {
-			off -= iov[i].len;
-			continue;
-		}
-		k = iov[i].len - off;
-		if (k > len)
-			k = len;
-		memcpy((uint8_t *)iov[i].base + off, src, k);
-		src += k;
+		if (scatter)
+			memcpy(p, buf, k);
+		else
+			memcpy(buf, p, k);
+		buf += k;
 		len -= k;
 		off = 0;
 	}
@@ -263,9 +257,10 @@ static int amo_post(struct uet_ses *ses, struct uet_ses_msg *m,
 		rc = iov_sum(op->compare_iov, op->compare_count, &cmp);
 		if (rc || cmp != size)
 			return UET_ERR_INVAL;
-		iov_gather(op->compare_iov, op->compare_count, tmp, 0, size);
+		iov_copy(op->compare_iov, op->compare_count, 0, tmp, size,
+			 false);
 		uet_amo_to_wire(m->amo_dt, m->amo_cmp + 16 - size, tmp, 1);
-		iov_gather(op->iov, op->iov_count, tmp, 0, size);
+		iov_copy(op->iov, op->iov_count, 0, tmp, size, false);
 		uet_amo_to_wire(m->amo_dt, m->amo_swp + 16 - size, tmp, 1);
 	}
 	if (op->type != UET_OP_ATOMIC) {
@@ -391,7 +386,7 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 		uet_reasm_fini(&m->rx);
 		memset(m, 0, sizeof(*m));
 		m->inject = inject;
-		uet_dlist_add(&ses->tx_free, &m->link);
+		uet_list_add(&ses->tx_free, &m->link);
 		ses->tx_free_n++;
 		return rc;
 	}
@@ -401,7 +396,7 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 
 void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now)
 {
-	uet_dlist_add_tail(&ses->tx_pending, &m->link);
+	uet_list_add_tail(&ses->tx_pending, &m->link);
 	if (m->cl_mode)
 		uet_pds_wake_cl(ses->pds, now);
 	else
@@ -411,32 +406,21 @@ void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now)
 
 bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer)
 {
-	const struct uet_dlist *pos;
-
-	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
-	     pos = pos->next) {
-		const struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
-
-		/* connectionless ones need no PDC */
-		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
-			return true;
-	}
-	return false;
+	return msg_first_pending(ses, peer) != NULL;
 }
 
 /* Is anything to peer started and not finished (FENCE)? */
 static bool peer_busy(const struct uet_ses *ses, const struct uet_addr *peer)
 {
-	const struct uet_dlist *pos;
+	const struct uet_list *pos;
 
 	for (pos = ses->pdcs.next; pos != &ses->pdcs; pos = pos->next) {
 		const struct uet_ses_pdc *ps =
-			uet_dlist_entry(pos, struct uet_ses_pdc, link);
+			uet_container_of(pos, struct uet_ses_pdc, link);
 
 		if (ps->ref && ps->ref->initiator &&
 		    uet_addr_equal(&ps->ref->peer, peer) &&
-		    !uet_dlist_empty(&ps->tx_msgs))
+		    !uet_list_empty(&ps->tx_msgs))
 			return true;
 	}
 	return uet_cless_busy(ses, peer);
@@ -446,13 +430,13 @@ static bool peer_busy(const struct uet_ses *ses, const struct uet_addr *peer)
 static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 				     struct uet_ses_pdc *ps)
 {
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 	bool cl_ahead = false;
 
 	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
 	     pos = pos->next) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (!uet_addr_equal(&m->peer, &ps->ref->peer))
 			continue;
@@ -465,8 +449,8 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 		if ((m->flags & UET_OPF_FENCE) &&
 		    (cl_ahead || peer_busy(ses, &m->peer)))
 			return NULL;
-		uet_dlist_del(&m->link);
-		uet_dlist_add_tail(&ps->tx_msgs, &m->link);
+		uet_list_del(&m->link);
+		uet_list_add_tail(&ps->tx_msgs, &m->link);
 		m->pdc = ps;
 		m->msg_id = ps->tx_msg_id++;
 		m->started = true;
@@ -522,13 +506,13 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 static uint32_t msg_queued(const struct uet_ses *ses,
 			  const struct uet_addr *peer)
 {
-	const struct uet_dlist *pos;
+	const struct uet_list *pos;
 	uint64_t n = 0;
 
 	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
 	     pos = pos->next) {
 		const struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
 			n += m->len;
@@ -591,7 +575,7 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 static void msg_gather(const struct uet_ses_msg *m, uint8_t *dst, size_t off,
 		       size_t len)
 {
-	iov_gather(m->iov, m->iov_count, dst, off, len);
+	iov_copy(m->iov, m->iov_count, off, dst, len, false);
 }
 
 static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
@@ -618,8 +602,8 @@ static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 	req->message_id = m->msg_id;
 	req->request_length = m->len;
 	req->job_id = ses->cfg.job_id & 0xFFFFFF;
-	req->pid_on_fep = uet_ses_addr_pid(peer);
-	req->resource_index = (uint16_t)((uet_ses_addr_ri(peer) + m->rx_ctx) &
+	req->pid_on_fep = uet_addr_pid(peer);
+	req->resource_index = (uint16_t)((uet_addr_ri(peer) + m->rx_ctx) &
 					 0xFFF);
 	req->initiator = ses->initiator;
 	switch (m->opcode) {
@@ -713,7 +697,8 @@ int uet_msg_read_data(struct uet_ses_msg *m, uint32_t off,
 	if (m->internal)
 		uet_rndv_place(m, off, data, len);
 	else
-		iov_scatter(m->iov, m->iov_count, off, data, len);
+		iov_copy(m->iov, m->iov_count, off, (uint8_t *)data, len,
+			 true);
 	return ret;
 }
 
@@ -751,7 +736,7 @@ static void msg_ack_data(struct uet_ses_msg *m, const struct uet_ses_pkt *pkt,
 		return;
 	uet_amo_from_wire(m->amo_dt, tmp, reply->data,
 			  n / uet_amo_size(m->amo_dt));
-	iov_scatter(m->res, m->res_count, 0, tmp, n);
+	iov_copy(m->res, m->res_count, 0, tmp, n, true);
 }
 
 void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
@@ -804,11 +789,11 @@ void uet_ses_tx_failed(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 
 struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id)
 {
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 
 	for (pos = ps->tx_msgs.next; pos != &ps->tx_msgs; pos = pos->next) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (m->msg_id == id)
 			return m;
@@ -820,11 +805,11 @@ struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id)
  * never be acknowledged. */
 void uet_msg_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 {
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *pos, *tmp;
 
-	uet_dlist_foreach_safe(pos, tmp, &ps->tx_msgs) {
+	uet_list_foreach_safe(pos, tmp, &ps->tx_msgs) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		ps->failed = true;
 		uet_msg_fail(m, UET_ERR_PEER, ps->fail_code);
@@ -838,14 +823,14 @@ void uet_msg_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 {
 	struct uet_ses_pdc *ps = pdc->ses_state;
-	struct uet_dlist *pos, *tmp, *at = &ses->tx_pending;
+	struct uet_list *pos, *tmp, *at = &ses->tx_pending;
 
 	if (!ps)
 		return;
 	ps->cur = NULL;
-	uet_dlist_foreach_safe(pos, tmp, &ps->tx_msgs) {
+	uet_list_foreach_safe(pos, tmp, &ps->tx_msgs) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (m->done || m->stop || m->internal) {
 			uet_msg_fail(m, UET_ERR_PEER, UET_NACK_INV_DPDCID);
@@ -855,8 +840,8 @@ void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 			continue;
 		}
 		/* Whole again, ahead of what was posted after it. */
-		uet_dlist_del(&m->link);
-		uet_dlist_add(at, &m->link);
+		uet_list_del(&m->link);
+		uet_list_add(at, &m->link);
 		at = &m->link;
 		m->pdc = NULL;
 		m->msg_id = 0;
@@ -867,40 +852,33 @@ void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 	}
 }
 
+/* Cancel every message of a list; report: at once, for messages whose
+ * descriptor stays until PDS lets go of their packets. */
+static void msg_cancel_all(struct uet_ses *ses, struct uet_list *head,
+			   bool report)
+{
+	struct uet_list *pos, *tmp;
+
+	uet_list_foreach_safe(pos, tmp, head) {
+		struct uet_ses_msg *m =
+			uet_container_of(pos, struct uet_ses_msg, link);
+
+		uet_msg_fail(m, UET_ERR_CANCELED, 0);
+		if (report)
+			msg_report(ses, m);
+		uet_msg_maybe_done(ses, m);
+	}
+}
+
 void uet_msg_flush(struct uet_ses *ses)
 {
-	struct uet_dlist *pos, *tmp, *p2, *t2;
+	struct uet_list *pos, *tmp;
 
-	uet_dlist_foreach_safe(pos, tmp, &ses->tx_pending) {
-		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
-
-		uet_msg_fail(m, UET_ERR_CANCELED, 0);
-		uet_msg_maybe_done(ses, m);
-	}
-	uet_dlist_foreach_safe(pos, tmp, &ses->pdcs) {
-		struct uet_ses_pdc *ps =
-			uet_dlist_entry(pos, struct uet_ses_pdc, link);
-
-		uet_dlist_foreach_safe(p2, t2, &ps->tx_msgs) {
-			struct uet_ses_msg *m =
-				uet_dlist_entry(p2, struct uet_ses_msg, link);
-
-			uet_msg_fail(m, UET_ERR_CANCELED, 0);
-			/* Report now; the descriptor stays until PDS lets go
-			 * of its packets. */
-			msg_report(ses, m);
-			uet_msg_maybe_done(ses, m);
-		}
-	}
-	uet_dlist_foreach_safe(pos, tmp, &ses->cl_msgs) {
-		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
-
-		uet_msg_fail(m, UET_ERR_CANCELED, 0);
-		msg_report(ses, m);
-		uet_msg_maybe_done(ses, m);
-	}
+	msg_cancel_all(ses, &ses->tx_pending, false);
+	uet_list_foreach_safe(pos, tmp, &ses->pdcs)
+		msg_cancel_all(ses, &uet_container_of(pos, struct uet_ses_pdc,
+						      link)->tx_msgs, true);
+	msg_cancel_all(ses, &ses->cl_msgs, true);
 }
 
 /* The PDC to peer failed: what is queued for it fails too (in post order,
@@ -908,11 +886,11 @@ void uet_msg_flush(struct uet_ses *ses)
 void uet_msg_fail_pending(struct uet_ses *ses, const struct uet_addr *peer,
 			  int err, int prov_errno)
 {
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *pos, *tmp;
 
-	uet_dlist_foreach_safe(pos, tmp, &ses->tx_pending) {
+	uet_list_foreach_safe(pos, tmp, &ses->tx_pending) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		/* connectionless ones have their own retries */
 		if (m->cl_mode || !uet_addr_equal(&m->peer, peer))
@@ -928,7 +906,7 @@ void uet_msg_fail_pending(struct uet_ses *ses, const struct uet_addr *peer,
  * and is not inside a PDS call. */
 void uet_msg_rewake(struct uet_ses *ses, uet_time now)
 {
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 	const struct uet_addr *last = NULL;
 
 	if (!ses->rewake)
@@ -937,7 +915,7 @@ void uet_msg_rewake(struct uet_ses *ses, uet_time now)
 	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
 	     pos = pos->next) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		if (m->cl_mode || (last && uet_addr_equal(last, &m->peer)))
 			continue;

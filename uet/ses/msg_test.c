@@ -417,8 +417,8 @@ Test(msg, gather_iov)
  * cache and paged in, instead of walking through the whole pool. */
 Test(msg, free_lists_reuse_the_last_released)
 {
-	const struct uet_dlist *rx_head = B.ses->rxq[0]->free.next;
-	const struct uet_dlist *in_head = B.ses->in_free.next;
+	const struct uet_list *rx_head = B.ses->rxq[0]->free.next;
+	const struct uet_list *in_head = B.ses->in_free.next;
 	const struct uet_ses_msg *m[2];
 	uint8_t src[64], dst[64];
 	int ctx;

@@ -4,7 +4,7 @@
  * counted twice.
  *
  * A sender cuts a message into equal segments and a shorter last one
- * (wire-format §5.3: message_offset + payload_length). The segment size is
+ * (docs/protocol.md §5.3: message_offset + payload_length). The segment size is
  * learned from the first packet that is not the last. In-order arrival only
  * moves a prefix; the first gap allocates a bitmap of ceil(length /
  * segment) bits (one allocation per message, none per packet). A sender

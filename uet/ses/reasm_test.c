@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "uet/err.h"
+#include "uet/rand.h"
 
 #include "reasm.h"
 
@@ -46,16 +47,11 @@ Test(reasm, random_order_with_duplicates)
 	unsigned order[2 * N];
 	struct uet_reasm r;
 	unsigned i, news = 0;
+	uint64_t rs = 12345;
 
-	srand(12345);
 	for (i = 0; i < N; i++)
 		order[i] = order[N + i] = i;
-	for (i = 2 * N - 1; i > 0; i--) {
-		unsigned j = (unsigned)rand() % (i + 1), t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
+	uet_rand_shuffle(&rs, order, 2 * N);
 	uet_reasm_init(&r, TOTAL);
 	for (i = 0; i < 2 * N; i++) {
 		uint32_t off = order[i] * SEG;

@@ -1,5 +1,5 @@
 /* The target side of RMA and atomics, and read data in both directions
- * (ses-and-libfabric-mapping §4.6-§4.8, pds-behaviour §9 "Reads").
+ * (docs/choices.md §6, §3.4).
  *
  * Every packet is checked against the key table (mr.c): no region ->
  * RC_BAD_MKEY, access missing -> RC_PERM_VIOLATION, outside the region ->
@@ -112,7 +112,7 @@ static int take_turn(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		in->opcode = req->opcode;
 		in->rc = UET_RC_OK;
 		in->rma = in->rma_done = true;
-		uet_dlist_add_tail(&ps->rx_msgs, &in->pdc_link);
+		uet_list_add_tail(&ps->rx_msgs, &in->pdc_link);
 	}
 	return 0;
 }
@@ -133,7 +133,7 @@ static int record(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		    in->total != req->request_length ||
 		    in->boff != req->buffer_offset)
 			return -UET_RC_OP_VIOLATION;
-		/* A key changed mid-message (mapping §4.6). */
+		/* A key changed mid-message (docs/choices.md §6.1). */
 		if (in->key != req->match_bits)
 			return -UET_RC_PERM_VIOLATION;
 		in->mr_ctx = ctx;
@@ -157,7 +157,7 @@ static int record(struct uet_ses *ses, struct uet_ses_pdc *ps,
 	in->boff = req->buffer_offset;
 	in->mr_ctx = ctx;
 	uet_reasm_init(&in->reasm, in->total);
-	uet_dlist_add_tail(&ps->rx_msgs, &in->pdc_link);
+	uet_list_add_tail(&ps->rx_msgs, &in->pdc_link);
 	if (d == 0) {
 		in->processed = true;
 		ps->rx_next++;
@@ -262,8 +262,8 @@ static int ret_queue(struct uet_ses_pdc *ps, struct uet_ses_inmsg *in, struct ue
 {
 	struct uet_ses_ret *j = NULL;
 
-	if (!uet_dlist_empty(&ps->ret_q))
-		j = uet_dlist_entry(ps->ret_q.prev, struct uet_ses_ret, link);
+	if (!uet_list_empty(&ps->ret_q))
+		j = uet_container_of(ps->ret_q.prev, struct uet_ses_ret, link);
 	if (j && j->rec == in && j->mr == mr && j->end == off) {
 		j->end += len;
 		return 0;
@@ -280,7 +280,7 @@ static int ret_queue(struct uet_ses_pdc *ps, struct uet_ses_inmsg *in, struct ue
 	j->cut = off;
 	j->end = off + len;
 	in->jobs++;
-	uet_dlist_add_tail(&ps->ret_q, &j->link);
+	uet_list_add_tail(&ps->ret_q, &j->link);
 	return 0;
 }
 
@@ -335,7 +335,7 @@ static int rx_read(struct uet_ses *ses, struct uet_ses_pdc *ps,
 	}
 
 	if (total <= UET_ACK_DATA_MAX) {
-		/* Small: the data rides in the ACK (pds-behaviour §9). */
+		/* Small: the data rides in the ACK (docs/choices.md §3.4). */
 		ret = take_turn(ses, ps, req);
 		if (ret)
 			return ret;
@@ -382,9 +382,9 @@ int uet_rma_ret_next(struct uet_ses *ses, struct uet_ses_pdc *ps,
 	struct uet_ses_ret *j;
 	uint32_t len, max = (uint32_t)ret_payload_max(ses);
 
-	if (uet_dlist_empty(&ps->ret_q))
+	if (uet_list_empty(&ps->ret_q))
 		return 0;
-	j = uet_dlist_entry(ps->ret_q.next, struct uet_ses_ret, link);
+	j = uet_container_of(ps->ret_q.next, struct uet_ses_ret, link);
 	len = j->end - j->cut < max ? j->end - j->cut : max;
 	pkt->msg = j;
 	pkt->offset = j->cut;
@@ -395,8 +395,8 @@ int uet_rma_ret_next(struct uet_ses *ses, struct uet_ses_pdc *ps,
 	j->handed++;
 	ses->st.ret_pkts++;
 	if (j->cut == j->end) {
-		uet_dlist_del(&j->link);
-		uet_dlist_add_tail(&ps->ret_sent, &j->link);
+		uet_list_del(&j->link);
+		uet_list_add_tail(&ps->ret_sent, &j->link);
 	}
 	return 1;
 }
@@ -434,7 +434,7 @@ static void job_free(struct uet_ses *ses, struct uet_ses_ret *j)
 {
 	struct uet_ses_inmsg *in = j->rec;
 
-	uet_dlist_del(&j->link);
+	uet_list_del(&j->link);
 	uet_mr_unref(j->mr);
 	in->jobs--;
 	uet_free(j);
@@ -470,14 +470,14 @@ void uet_rma_ret_done(struct uet_ses *ses, struct uet_ses_pdc *ps,
 /* PDS holds no packet of this PDC any more. */
 void uet_rma_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 {
-	struct uet_dlist *heads[2] = { &ps->ret_q, &ps->ret_sent };
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *heads[2] = { &ps->ret_q, &ps->ret_sent };
+	struct uet_list *pos, *tmp;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		uet_dlist_foreach_safe(pos, tmp, heads[i]) {
+		uet_list_foreach_safe(pos, tmp, heads[i]) {
 			struct uet_ses_ret *j =
-				uet_dlist_entry(pos, struct uet_ses_ret, link);
+				uet_container_of(pos, struct uet_ses_ret, link);
 
 			if (j->rec->rc == UET_RC_OK && !j->rec->rma_done) {
 				if (j->mr->owner)
@@ -492,7 +492,7 @@ void uet_rma_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 
 bool uet_rma_busy(const struct uet_ses_pdc *ps)
 {
-	return !uet_dlist_empty(&ps->ret_q) || !uet_dlist_empty(&ps->ret_sent);
+	return !uet_list_empty(&ps->ret_q) || !uet_list_empty(&ps->ret_sent);
 }
 
 /* ---- The initiator gets read data in the return direction ---- */
@@ -509,7 +509,7 @@ int uet_ses_rx_ret(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	ps = uet_ses_pdc_state(ses, pdc);
 	if (!ps)
 		return UET_NACK_NO_RESOURCE;
-	/* Only the standard-header form names the read (wire-format
+	/* Only the standard-header form names the read (docs/protocol.md
 	 * §5.10); anything else is taken and dropped, never retried. */
 	if (!pdc->initiator || rsp->format != UET_NH_RSP_DATA ||
 	    rsp->opcode != UET_SES_RESPONSE_W_DATA ||

@@ -1,4 +1,4 @@
-/* Rendezvous sends (ses-and-libfabric-mapping §4.5, §5.1).
+/* Rendezvous sends (docs/choices.md §7, §6.4).
  *
  * A send or tagged send longer than cfg.rndv_threshold (0: never) goes as
  * RENDEZVOUS_SEND / RENDEZVOUS_TSEND: one packet carrying the eager part
@@ -101,7 +101,7 @@ static void rndv_read(struct uet_ses *ses, const struct uet_ses_inmsg *src,
 		}
 		return;
 	}
-	uet_dlist_init(&m->link);
+	uet_list_init(&m->link);
 	m->internal = true;
 	m->type = UET_OP_READ;
 	m->opcode = UET_SES_READ;
@@ -124,7 +124,7 @@ void uet_rndv_start(struct uet_ses *ses, struct uet_ses_inmsg *in)
 
 	/* Its turn has passed and all its packets are in: off the PDC, it
 	 * lives with its receive and its read. */
-	uet_dlist_del(&in->pdc_link);
+	uet_list_del(&in->pdc_link);
 	in->pdc = NULL;
 	rndv_read(ses, in, in, want);
 }

@@ -105,7 +105,7 @@ Test(rndv, expected_receive)
 	cr_assert_eq(L.req.rndv.eager_length, eager_len());
 	cr_assert_eq(L.req.rndv.read_offset, eager_len());
 	cr_assert_eq(L.req.rndv.read_pid_on_fep,
-		     uet_ses_addr_pid(&A.cfg.local));
+		     uet_addr_pid(&A.cfg.local));
 	cr_assert_eq(L.req.rndv.read_match_bits & UET_MKEY_VENDOR_MASK,
 		     UET_SES_MKEY_RNDV, "not an engine key");
 	cr_assert_eq((size_t)L.wlen,
@@ -299,7 +299,7 @@ Test(rndv, region_only_for_its_target)
 	q.flags = UET_SES_F_REL | UET_SES_F_SOM | UET_SES_F_EOM;
 	q.request_length = 8;
 	q.job_id = TL_JOB;
-	q.pid_on_fep = uet_ses_addr_pid(&A.cfg.local);
+	q.pid_on_fep = uet_addr_pid(&A.cfg.local);
 	q.match_bits = L.req.rndv.read_match_bits;
 	q.buffer_offset = L.req.rndv.read_offset;
 	cr_assert_eq(uet_ses_rx(A.ses, &other, &q, NULL, 0, &reply, 0), 0);
@@ -322,9 +322,9 @@ Test(rndv, refused_read_fails_both)
 	cr_assert_eq(tl_xfer(&L, 0), 0);
 	/* B's read is queued; make it ask beyond the region. */
 	{
-		struct uet_dlist *pos = B.ses->tx_pending.next;
+		struct uet_list *pos = B.ses->tx_pending.next;
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
 		cr_assert(m->internal);
 		m->raddr += 1;

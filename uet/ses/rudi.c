@@ -1,5 +1,5 @@
-/* RMA over RUDI, both ends (cless.c; pds-behaviour §2, §10; mapping §4.6,
- * §4.7, §5.1).
+/* RMA over RUDI, both ends (cless.c; docs/choices.md §8.1,
+ * §6.4).
  *
  * Initiator: a write is cut into requests of rudi_max payload bytes; a
  * read into requests without payload, the first asking for
@@ -138,7 +138,8 @@ static uint8_t rudi_serve(struct uet_ses *ses, const struct uet_addr *peer,
 	mr = uet_mr_find(ses, req->match_bits);
 	if (!mr)
 		return UET_RC_BAD_MKEY;
-	/* mapping §4.6: only a region that says so is targeted by RUDI */
+	/* docs/choices.md §8.1: only a region that says so is targeted by
+	 * RUDI */
 	if (!(mr->access & UET_MR_IDEMPOTENT))
 		return UET_RC_OP_VIOLATION;
 	rc = uet_mr_check(ses, req->match_bits, req->buffer_offset,
@@ -178,7 +179,8 @@ int uet_rudi_rx(struct uet_ses *ses, const struct uet_addr *peer,
 	reply->data_len = 0;
 	rc = rudi_serve(ses, peer, req, payload, len, reply);
 	if (rc != UET_RC_OK) {
-		/* mapping §6.1: an SES error is a response with its code */
+		/* docs/choices.md §5.4: an SES error is a response with its
+		 * code */
 		count_refusal(ses, rc);
 		reply->data_len = 0;
 		rsp->format = UET_NH_RSP;

@@ -1,6 +1,6 @@
 /* Incoming messages: checks of every request, ordering of the messages of a
  * PDC, placement of packets in any order, completion when whole
- * (ses-and-libfabric-mapping §4.1, §6).
+ * (docs/choices.md §5).
  *
  * FI_ORDER_SAS over RUD: the initiator numbers the messages of a PDC 0, 1,
  * 2 ... (msg.c). A message is matched (against the posted receives, else
@@ -14,7 +14,7 @@
  * cut by truncation, or that landed on the unexpected list, gets a
  * RESPONSE (modified_length = bytes of it placed or buffered, list
  * EXPECTED/OVERFLOW); a refused one a RESPONSE with the error code, kept by
- * PDS until cleared (*gtd, mapping §6.1).
+ * PDS until cleared (*gtd, docs/choices.md §5.4).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +26,11 @@
 
 struct uet_ses_inmsg *uet_rx_alloc(struct uet_ses *ses)
 {
-	struct uet_dlist *n = uet_dlist_pop(&ses->in_free);
+	struct uet_list *n = uet_list_pop(&ses->in_free);
 	struct uet_ses_inmsg *in;
 
 	if (n) {
-		in = uet_dlist_entry(n, struct uet_ses_inmsg, pdc_link);
+		in = uet_container_of(n, struct uet_ses_inmsg, pdc_link);
 		memset(in, 0, sizeof(*in));
 	} else {
 		/* More messages in progress than posted receives (multi-recv):
@@ -40,8 +40,8 @@ struct uet_ses_inmsg *uet_rx_alloc(struct uet_ses *ses)
 			return NULL;
 		in->heap = true;
 	}
-	uet_dlist_init(&in->pdc_link);
-	uet_dlist_init(&in->unexp_link);
+	uet_list_init(&in->pdc_link);
+	uet_list_init(&in->unexp_link);
 	return in;
 }
 
@@ -49,8 +49,8 @@ void uet_rx_free(struct uet_ses *ses, struct uet_ses_inmsg *in)
 {
 	if (in->rread)
 		in->rread->rin = NULL;
-	uet_dlist_del(&in->pdc_link);
-	uet_dlist_del(&in->unexp_link);
+	uet_list_del(&in->pdc_link);
+	uet_list_del(&in->unexp_link);
 	uet_reasm_fini(&in->reasm);
 	if (in->buf || in->charge)
 		uet_unexp_drop_buf(ses, in);
@@ -58,18 +58,18 @@ void uet_rx_free(struct uet_ses *ses, struct uet_ses_inmsg *in)
 		uet_free(in);
 	} else {
 		memset(in, 0, sizeof(*in));
-		uet_dlist_init(&in->unexp_link);
-		uet_dlist_add(&ses->in_free, &in->pdc_link);
+		uet_list_init(&in->unexp_link);
+		uet_list_add(&ses->in_free, &in->pdc_link);
 	}
 }
 
 struct uet_ses_inmsg *uet_rx_find(struct uet_ses_pdc *ps, uint16_t id)
 {
-	struct uet_dlist *pos;
+	struct uet_list *pos;
 
 	for (pos = ps->rx_msgs.next; pos != &ps->rx_msgs; pos = pos->next) {
 		struct uet_ses_inmsg *in =
-			uet_dlist_entry(pos, struct uet_ses_inmsg, pdc_link);
+			uet_container_of(pos, struct uet_ses_inmsg, pdc_link);
 
 		if (in->msg_id == id)
 			return in;
@@ -193,7 +193,7 @@ static void in_whole(struct uet_ses *ses, struct uet_ses_inmsg *in)
 	} else if (in->discard) {
 		uet_rx_free(ses, in);
 	} else {
-		uet_dlist_del(&in->pdc_link);
+		uet_list_del(&in->pdc_link);
 		in->pdc = NULL;
 	}
 }
@@ -204,7 +204,7 @@ void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
 	size_t avail;
 
 	in->processed = true;
-	uet_dlist_del(&in->unexp_link);
+	uet_list_del(&in->unexp_link);
 	if (r->flags & UET_OPF_MULTI_RECV) {
 		/* Each message takes the next region of the buffer; below
 		 * min_multi_recv free bytes the buffer takes no more. */
@@ -237,7 +237,7 @@ void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
 		in_complete(ses, in);
 }
 
-/* Match in now that its turn has come (mapping §4.1, §4.2). */
+/* Match in now that its turn has come (docs/choices.md §5.2, §5.3). */
 static void in_process(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		       struct uet_ses_inmsg *in)
 {
@@ -282,7 +282,7 @@ static void in_abort(struct uet_ses *ses, struct uet_ses_inmsg *in, int err,
 {
 	if (in->recv)
 		uet_rx_recv_done(ses, in, err, rc);
-	uet_dlist_del(&in->unexp_link);
+	uet_list_del(&in->unexp_link);
 	if (in->processed) {
 		uet_rx_free(ses, in);
 		return;
@@ -344,7 +344,7 @@ int uet_rx_refuse_turn(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		in->pdc = ps;
 		in->discard = true;
 		in->rc = rc;
-		uet_dlist_add_tail(&ps->rx_msgs, &in->pdc_link);
+		uet_list_add_tail(&ps->rx_msgs, &in->pdc_link);
 	}
 	return refuse(rsp, gtd, rc);
 }
@@ -410,7 +410,7 @@ static struct uet_ses_inmsg *in_new(struct uet_ses *ses,
 		in->rd_key = req->rndv.read_match_bits;
 		in->rd_off = req->rndv.read_offset;
 	}
-	uet_dlist_add_tail(&ps->rx_msgs, &in->pdc_link);
+	uet_list_add_tail(&ps->rx_msgs, &in->pdc_link);
 	if (!now) {
 		ses->st.held_msgs++;
 		return in;
@@ -436,14 +436,14 @@ bool uet_ses_rx_admit(struct uet_ses *ses, const struct uet_ses_req *req,
 	rsp->return_code = UET_RC_OK;
 	rsp->message_id = req->message_id;
 	rsp->job_id = req->job_id & 0xFFFFFF;
-	/* Only the standard header carries a message_id (wire-format §5.3);
-	 * we neither send nor take the others. */
+	/* Only the standard header carries a message_id (docs/protocol.md
+	 * §5.3); we neither send nor take the others. */
 	if (req->format != UET_NH_REQ_STD) {
 		ses->st.bad_req++;
 		rc = UET_RC_UNSUPPORTED_OP;
 	} else if (req->job_id != (ses->cfg.job_id & 0xFFFFFF)) {
-		/* Not ours: refused, never delivered, no state (mapping
-		 * §1.2). */
+		/* Not ours: refused, never delivered, no state (docs/choices.md
+		 * §1.4). */
 		ses->st.bad_job++;
 		rc = UET_RC_BAD_JOB_ID;
 	} else if (req->pid_on_fep != (ses->cfg.pid_on_fep & 0xFFF)) {
@@ -590,7 +590,7 @@ int uet_ses_rx(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 
 void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 {
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *pos, *tmp;
 	struct uet_ses_inmsg *in;
 
 	/* Held messages whose predecessors will never come: match what is
@@ -604,7 +604,7 @@ void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 		     pos = pos->next) {
 			int16_t d;
 
-			in = uet_dlist_entry(pos, struct uet_ses_inmsg,
+			in = uet_container_of(pos, struct uet_ses_inmsg,
 					     pdc_link);
 			d = (int16_t)(in->msg_id - ps->rx_next);
 			if (!in->processed && d < best) {
@@ -619,8 +619,8 @@ void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 		in_process(ses, ps, first);
 	}
 	/* What is still in progress will not be completed. */
-	uet_dlist_foreach_safe(pos, tmp, &ps->rx_msgs) {
-		in = uet_dlist_entry(pos, struct uet_ses_inmsg, pdc_link);
+	uet_list_foreach_safe(pos, tmp, &ps->rx_msgs) {
+		in = uet_container_of(pos, struct uet_ses_inmsg, pdc_link);
 		if (in->recv)
 			uet_rx_recv_done(ses, in, UET_ERR_PEER, 0);
 		uet_rx_free(ses, in);
@@ -629,15 +629,15 @@ void uet_rx_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 
 void uet_rx_flush(struct uet_ses *ses)
 {
-	struct uet_dlist *pos, *p2;
+	struct uet_list *pos, *p2;
 
 	for (pos = ses->pdcs.next; pos != &ses->pdcs; pos = pos->next) {
 		struct uet_ses_pdc *ps =
-			uet_dlist_entry(pos, struct uet_ses_pdc, link);
+			uet_container_of(pos, struct uet_ses_pdc, link);
 
 		for (p2 = ps->rx_msgs.next; p2 != &ps->rx_msgs;
 		     p2 = p2->next) {
-			struct uet_ses_inmsg *in = uet_dlist_entry(
+			struct uet_ses_inmsg *in = uet_container_of(
 				p2, struct uet_ses_inmsg, pdc_link);
 
 			if (in->recv) {

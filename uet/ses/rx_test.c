@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/rand.h"
+
 #include "ses_int.h"
 #include "../fixtures/test_loop.h"
 
@@ -63,18 +65,13 @@ Test(rx, random_order_duplicates)
 	uint8_t *src = malloc(len), *dst = calloc(1, len);
 	unsigned order[2 * N], i;
 	struct uet_ses_stats st;
+	uint64_t rs = 4242;
 	int ctx;
 
 	tl_fill(src, len, 78);
-	srand(4242);
 	for (i = 0; i < N; i++)
 		order[i] = order[N + i] = i;
-	for (i = 2 * N - 1; i > 0; i--) {
-		unsigned j = (unsigned)rand() % (i + 1), t = order[i];
-
-		order[i] = order[j];
-		order[j] = t;
-	}
+	uet_rand_shuffle(&rs, order, 2 * N);
 	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
 			     UET_OPF_COMPLETION, PA, &ctx), 0);
 	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0, 0, 0, NULL), 0);

@@ -24,16 +24,16 @@ int uet_rxq_init(struct uet_rxq *q, unsigned depth,
 	memset(q, 0, sizeof(*q));
 	q->cb = cb;
 	q->user = user;
-	uet_dlist_init(&q->free);
-	uet_dlist_init(&q->posted_msg);
-	uet_dlist_init(&q->posted_tag);
-	uet_dlist_init(&q->unexp);
+	uet_list_init(&q->free);
+	uet_list_init(&q->posted_msg);
+	uet_list_init(&q->posted_tag);
+	uet_list_init(&q->unexp);
 	q->pool = uet_calloc(depth, sizeof(*q->pool));
 	if (!q->pool)
 		return UET_ERR_NOMEM;
 	for (i = 0; i < depth; i++) {
 		q->pool[i].q = q;
-		uet_dlist_add_tail(&q->free, &q->pool[i].link);
+		uet_list_add_tail(&q->free, &q->pool[i].link);
 	}
 	q->free_n = depth;
 	return 0;

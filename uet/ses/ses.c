@@ -8,17 +8,6 @@
 
 /* ---- Addressing ---- */
 
-uint16_t uet_ses_addr_pid(const struct uet_addr *a)
-{
-	return a->port & 0xFFF;
-}
-
-uint16_t uet_ses_addr_ri(const struct uet_addr *a)
-{
-	(void)a;
-	return 0;
-}
-
 bool uet_ses_rx_ctx(const struct uet_ses *ses, uint16_t resource_index,
 		    uint16_t *ctx)
 {
@@ -87,7 +76,7 @@ static int ses_rxq_create(struct uet_ses *ses, const struct uet_fep_config *cfg,
 static void ses_rxq_destroy(struct uet_ses *ses,
 			    void (*free_in)(struct uet_ses_inmsg *))
 {
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *pos, *tmp;
 	uint16_t i;
 
 	for (i = 0; i < ses->rxq_n; i++) {
@@ -95,13 +84,13 @@ static void ses_rxq_destroy(struct uet_ses *ses,
 
 		if (!q)
 			continue;
-		uet_dlist_foreach_safe(pos, tmp, &q->unexp) {
-			struct uet_ses_inmsg *in = uet_dlist_entry(
+		uet_list_foreach_safe(pos, tmp, &q->unexp) {
+			struct uet_ses_inmsg *in = uet_container_of(
 				pos, struct uet_ses_inmsg, unexp_link);
 
 			if (in->owner != ses)
 				continue;
-			uet_dlist_del(&in->unexp_link);
+			uet_list_del(&in->unexp_link);
 			free_in(in);
 		}
 		if (q->shared) {
@@ -130,7 +119,7 @@ int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 	if (!ses)
 		return UET_ERR_NOMEM;
 	ses->cfg = *cfg;
-	/* request_length is 32 bits (wire-format §5.3). */
+	/* request_length is 32 bits (docs/protocol.md §5.3). */
 	if (ses->cfg.max_msg_size > UINT32_MAX)
 		ses->cfg.max_msg_size = UINT32_MAX;
 	ses->cb = cb;
@@ -143,7 +132,7 @@ int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 	if (ses->payload_max > UET_SES_PAYLOAD_LIMIT)
 		ses->payload_max = UET_SES_PAYLOAD_LIMIT;
 	ses->initiator = uet_ses_addr_initiator(&cfg->local);
-	ses->dgram_max = uet_ses_dgram_max(cfg->mtu);
+	ses->dgram_max = uet_fep_dgram_max(cfg->mtu);
 	/* mtu > UET_SES_HDRS_LEN, so the RUDI headers (shorter) fit too */
 	ses->rudi_max = cfg->mtu - UET_PDS_RUDI_LEN - UET_SES_STD_LEN;
 	if (ses->rudi_max > UET_SES_PAYLOAD_LIMIT)
@@ -151,11 +140,11 @@ int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 	ses->rudi_read_max = cfg->mtu - UET_PDS_RUDI_LEN - UET_SES_RSP_DATA_LEN;
 	if (ses->rudi_read_max > UET_SES_PAYLOAD_LIMIT)
 		ses->rudi_read_max = UET_SES_PAYLOAD_LIMIT;
-	uet_dlist_init(&ses->cl_msgs);
-	uet_dlist_init(&ses->pdcs);
-	uet_dlist_init(&ses->tx_free);
-	uet_dlist_init(&ses->tx_pending);
-	uet_dlist_init(&ses->in_free);
+	uet_list_init(&ses->cl_msgs);
+	uet_list_init(&ses->pdcs);
+	uet_list_init(&ses->tx_free);
+	uet_list_init(&ses->tx_pending);
+	uet_list_init(&ses->in_free);
 
 	ses->tx_pool = uet_calloc(cfg->tx_depth, sizeof(*ses->tx_pool));
 	ses->in_pool = uet_calloc(cfg->rx_depth, sizeof(*ses->in_pool));
@@ -174,10 +163,10 @@ int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 		if (ses->inject_slab)
 			ses->tx_pool[i].inject =
 				ses->inject_slab + (size_t)i * cfg->inject_size;
-		uet_dlist_add_tail(&ses->tx_free, &ses->tx_pool[i].link);
+		uet_list_add_tail(&ses->tx_free, &ses->tx_pool[i].link);
 	}
 	for (i = 0; i < cfg->rx_depth; i++)
-		uet_dlist_add_tail(&ses->in_free, &ses->in_pool[i].pdc_link);
+		uet_list_add_tail(&ses->in_free, &ses->in_pool[i].pdc_link);
 	ses->tx_free_n = cfg->tx_depth;
 	/* PDS sends RUDI and UUD only with cfg.rudi / cfg.uud (cless.c) */
 	if (pds)
@@ -196,15 +185,15 @@ static void free_inmsg_mem(struct uet_ses_inmsg *in)
 
 /* Outgoing descriptors hold read bitmaps; internal ones (rendezvous
  * reads) are allocated with the receive they fill. */
-static void free_msgs(struct uet_dlist *head)
+static void free_msgs(struct uet_list *head)
 {
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *pos, *tmp;
 
-	uet_dlist_foreach_safe(pos, tmp, head) {
+	uet_list_foreach_safe(pos, tmp, head) {
 		struct uet_ses_msg *m =
-			uet_dlist_entry(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, link);
 
-		uet_dlist_del(&m->link);
+		uet_list_del(&m->link);
 		uet_reasm_fini(&m->rx);
 		if (!m->internal)
 			continue;
@@ -214,15 +203,15 @@ static void free_msgs(struct uet_dlist *head)
 	}
 }
 
-static void free_jobs(struct uet_dlist *head)
+static void free_jobs(struct uet_list *head)
 {
-	struct uet_dlist *pos, *tmp;
+	struct uet_list *pos, *tmp;
 
-	uet_dlist_foreach_safe(pos, tmp, head) {
+	uet_list_foreach_safe(pos, tmp, head) {
 		struct uet_ses_ret *j =
-			uet_dlist_entry(pos, struct uet_ses_ret, link);
+			uet_container_of(pos, struct uet_ses_ret, link);
 
-		uet_dlist_del(pos);
+		uet_list_del(pos);
 		/* Frees a deregistered region only this job kept. */
 		uet_mr_unref(j->mr);
 		uet_free(j);
@@ -231,26 +220,26 @@ static void free_jobs(struct uet_dlist *head)
 
 void uet_ses_destroy(struct uet_ses *ses)
 {
-	struct uet_dlist *pos, *tmp, *p2, *t2;
+	struct uet_list *pos, *tmp, *p2, *t2;
 
 	if (!ses)
 		return;
 	free_msgs(&ses->tx_pending);
 	free_msgs(&ses->cl_msgs);
-	uet_dlist_foreach_safe(pos, tmp, &ses->pdcs) {
+	uet_list_foreach_safe(pos, tmp, &ses->pdcs) {
 		struct uet_ses_pdc *ps =
-			uet_dlist_entry(pos, struct uet_ses_pdc, link);
+			uet_container_of(pos, struct uet_ses_pdc, link);
 
 		free_msgs(&ps->tx_msgs);
 		free_jobs(&ps->ret_q);
 		free_jobs(&ps->ret_sent);
 
-		uet_dlist_foreach_safe(p2, t2, &ps->rx_msgs) {
-			struct uet_ses_inmsg *in = uet_dlist_entry(
+		uet_list_foreach_safe(p2, t2, &ps->rx_msgs) {
+			struct uet_ses_inmsg *in = uet_container_of(
 				p2, struct uet_ses_inmsg, pdc_link);
 
-			uet_dlist_del(&in->pdc_link);
-			uet_dlist_del(&in->unexp_link);
+			uet_list_del(&in->pdc_link);
+			uet_list_del(&in->unexp_link);
 			/* a shared queue's receive outlives this fep */
 			if (in->recv && in->recv->q->shared)
 				uet_match_orphan(in);
@@ -336,13 +325,6 @@ size_t uet_ses_payload_max(const struct uet_ses *ses)
 	return ses->payload_max;
 }
 
-size_t uet_ses_dgram_max(size_t mtu)
-{
-	size_t hdrs = UET_PDS_UUD_LEN + UET_SES_STD_LEN;
-
-	return mtu > hdrs ? mtu - hdrs : 0;
-}
-
 void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st)
 {
 	*st = ses->st;
@@ -376,11 +358,11 @@ struct uet_ses_pdc *uet_ses_pdc_state(struct uet_ses *ses,
 	if (!ps)
 		return NULL;
 	ps->ref = pdc;
-	uet_dlist_init(&ps->tx_msgs);
-	uet_dlist_init(&ps->rx_msgs);
-	uet_dlist_init(&ps->ret_q);
-	uet_dlist_init(&ps->ret_sent);
-	uet_dlist_add_tail(&ses->pdcs, &ps->link);
+	uet_list_init(&ps->tx_msgs);
+	uet_list_init(&ps->rx_msgs);
+	uet_list_init(&ps->ret_q);
+	uet_list_init(&ps->ret_sent);
+	uet_list_add_tail(&ses->pdcs, &ps->link);
 	pdc->ses_state = ps;
 	return ps;
 }
@@ -403,7 +385,7 @@ void uet_ses_pdc_closed(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 	uet_rma_pdc_closed(ses, ps);
 	uet_rx_pdc_closed(ses, ps);
 	failed = ps->failed;
-	uet_dlist_del(&ps->link);
+	uet_list_del(&ps->link);
 	pdc->ses_state = NULL;
 	/* Sends queued for the peer of a failed PDC fail with it (the peer
 	 * is unreachable); after a clean close they need a new PDC. */
@@ -419,8 +401,8 @@ bool uet_ses_pdc_busy(struct uet_ses *ses, const struct uet_pdc_ref *pdc)
 {
 	const struct uet_ses_pdc *ps = pdc->ses_state;
 
-	if (ps && (ps->cur || !uet_dlist_empty(&ps->tx_msgs) ||
-		   !uet_dlist_empty(&ps->rx_msgs) || uet_rma_busy(ps)))
+	if (ps && (ps->cur || !uet_list_empty(&ps->tx_msgs) ||
+		   !uet_list_empty(&ps->rx_msgs) || uet_rma_busy(ps)))
 		return true;
 	return pdc->initiator && uet_msg_pending(ses, &pdc->peer);
 }

@@ -4,9 +4,9 @@
  * uet/core/sublayer.h (uet_ses_tx_* / uet_ses_rx / uet_ses_rx_ret /
  * uet_ses_pdc_* and uet_pds_wake / uet_pds_wake_pdc).
  *
- * What SES does (shared/spec/ses-and-libfabric-mapping.md):
+ * What SES does (docs/choices.md, chapters 5 to 8):
  * - sends: one message per SEND/TSEND, cut into packets with the standard
- *   SES header (wire-format §5.3), numbered per PDC from message_id 0;
+ *   SES header (docs/protocol.md §5.3), numbered per PDC from message_id 0;
  *   complete once every packet is acknowledged;
  * - receive contexts (rxq.c): cfg.rx_ctx_count of them, one per resource
  *   index served (a message is matched only in the one its
@@ -39,7 +39,7 @@
  *   is in flight.
  * - connectionless delivery (cless.c, uud.c, rudi.c; sublayer.h): with
  *   cfg.uud every UET_OP_SEND is one UUD datagram of at most
- *   uet_ses_dgram_max(mtu) bytes, complete once handed to the port; with
+ *   uet_fep_dgram_max(mtu) bytes, complete once handed to the port; with
  *   cfg.rudi, RMA writes and reads to keys with UET_MKEY_IDEMPOTENT_SAFE
  *   (not fenced, no CQ data) go over RUDI without a PDC.
  * SES has no timers: a read (or rendezvous send) whose target falls
@@ -51,10 +51,11 @@
  *
  * Addressing (one rule, shared with the provider for its own endpoint): a
  * peer's PIDonFEP, resource index and initiator id are derived from its
- * address with uet_ses_addr_pid / uet_ses_addr_ri / uet_ses_addr_initiator;
- * the JobID is cfg.job_id for every endpoint of the job. An endpoint must
- * therefore be configured with cfg.pid_on_fep = uet_ses_addr_pid(&cfg.local)
- * and cfg.resource_index = uet_ses_addr_ri(&cfg.local), or peers' requests
+ * address with uet_addr_pid / uet_addr_ri (uet/addr.h) and
+ * uet_ses_addr_initiator; the JobID is cfg.job_id for every endpoint of
+ * the job. An endpoint must therefore be configured with cfg.pid_on_fep =
+ * uet_addr_pid(&cfg.local) and cfg.resource_index =
+ * uet_addr_ri(&cfg.local), or peers' requests
  * are refused with RC_BAD_PID / RC_BAD_INDEX.
  *
  * Not thread-safe (one thread per fep). now is the caller's clock.
@@ -118,11 +119,6 @@ size_t uet_ses_rx_left(const struct uet_ses *ses);
  * headers, at most the 14-bit payload_length limit. */
 size_t uet_ses_payload_max(const struct uet_ses *ses);
 
-/* Bytes of one UUD datagram on a fep of this mtu: the mtu less the UUD
- * and standard SES headers (wire-format §4.9, §5.3). Needs no SES
- * instance (the provider's max_msg_size of FI_EP_DGRAM). */
-size_t uet_ses_dgram_max(size_t mtu);
-
 /* Memory regions (uet_fep_mr_reg / uet_fep_mr_dereg): see fep.h for the
  * rules and codes. A region may be deregistered at any time; reads
  * already being answered from it send zeros with RC_BAD_MKEY from then
@@ -168,14 +164,8 @@ void uet_ses_stats(const struct uet_ses *ses, struct uet_ses_stats *st);
  * (refusals by key, permission, range and atomic op/type/size/alignment). */
 void uet_ses_stats_fep(const struct uet_ses *ses, struct uet_fep_stats *st);
 
-/* ---- Addressing helpers (one rule for the engine and the provider) ---- */
+/* ---- Addressing (PIDonFEP and resource index: uet/addr.h) ---- */
 
-/* PIDonFEP of the endpoint at a: the low 12 bits of its UDP home port
- * (0 for raw IP, where there is one endpoint per address). */
-uint16_t uet_ses_addr_pid(const struct uet_addr *a);
-/* Resource index of the endpoint at a: 0. Its receive context i (a
- * scalable endpoint's) is at resource index 0 + i (uet_op.rx_ctx). */
-uint16_t uet_ses_addr_ri(const struct uet_addr *a);
 /* 32-bit initiator id a sender at a puts in its requests: FNV-1a over the
  * family, the address bytes and the port (big endian). Informative only:
  * directed receives match the sender's address, which the PDC gives. */

@@ -8,15 +8,15 @@
 #include <stdint.h>
 
 #include "uet/fep.h"
+#include "uet/list.h"
 #include "uet/wire.h"
 
 #include "../core/sublayer.h"
-#include "dlist.h"
 #include "reasm.h"
 #include "ses.h"
 
 /* Payload per packet: the mtu less the PDS request and standard SES
- * headers (wire-format §4.1, §5.3), at most what the 14-bit payload_length
+ * headers (docs/protocol.md §4.1, §5.3), at most what the 14-bit payload_length
  * of a non-SOM packet can say. */
 #define UET_SES_HDRS_LEN	(UET_PDS_REQ_LEN + UET_SES_STD_LEN)
 #define UET_SES_PAYLOAD_LIMIT	0x3FFFu
@@ -37,7 +37,7 @@
  * initiators. */
 #define UET_SES_CL_WINDOW	32u
 /* Vendor-specific key bits (55:48) of the regions rendezvous sends expose
- * (mapping §5.1): never a registered user key. */
+ * (docs/choices.md §6.4): never a registered user key. */
 #define UET_SES_MKEY_RNDV	(1ull << 48)
 
 /* A memory region in the key table (mr.c). */
@@ -60,7 +60,7 @@ struct uet_ses_mr {
 /* An outgoing message (one posted operation), from the tx pool; the reads
  * of rendezvous receives are allocated (internal). */
 struct uet_ses_msg {
-	struct uet_dlist link;		/* pending queue, a PDC's list, free */
+	struct uet_list link;		/* pending queue, a PDC's list, free */
 	void *context;
 	uint32_t flags;			/* UET_OPF_* */
 	uint8_t type;			/* UET_OP_* posted */
@@ -105,7 +105,7 @@ struct uet_ses_msg {
 
 /* A posted receive, from its receive context's pool. */
 struct uet_ses_recv {
-	struct uet_dlist link;		/* posted list or free list */
+	struct uet_list link;		/* posted list or free list */
 	struct uet_rxq *q;		/* the context it was posted to */
 	void *context;
 	uint32_t flags;
@@ -126,8 +126,8 @@ struct uet_ses_recv {
  * delivered or dropped. Expected messages come from a pool; unexpected and
  * held ones are allocated with their buffer, within cfg.unexp_max. */
 struct uet_ses_inmsg {
-	struct uet_dlist pdc_link;	/* its PDC's list while packets come */
-	struct uet_dlist unexp_link;	/* the unexpected list */
+	struct uet_list pdc_link;	/* its PDC's list while packets come */
+	struct uet_list unexp_link;	/* the unexpected list */
 	struct uet_ses_pdc *pdc;	/* NULL once detached */
 	struct uet_ses *owner;		/* on an unexpected list: its fep's SES */
 	uint16_t rx_ctx;		/* receive context it is for */
@@ -170,7 +170,7 @@ struct uet_ses_inmsg {
 /* Return-direction read data to send (target side of a read): one range
  * of one read message; contiguous requests extend the queued job. */
 struct uet_ses_ret {
-	struct uet_dlist link;		/* its PDC's ret_q, then ret_sent */
+	struct uet_list link;		/* its PDC's ret_q, then ret_sent */
 	struct uet_ses_inmsg *rec;	/* the read's record */
 	struct uet_ses_mr *mr;		/* referenced while the job lives */
 	uint64_t moff;			/* MR offset of message byte 0 */
@@ -189,30 +189,30 @@ struct uet_rxq {
 					 * message: cancel, flush, probes */
 	void *user;
 	struct uet_ses_recv *pool;
-	struct uet_dlist free;
+	struct uet_list free;
 	size_t free_n;
-	struct uet_dlist posted_msg;	/* untagged receives, post order */
-	struct uet_dlist posted_tag;	/* tagged receives, post order */
-	struct uet_dlist unexp;		/* unmatched messages, match order */
+	struct uet_list posted_msg;	/* untagged receives, post order */
+	struct uet_list posted_tag;	/* tagged receives, post order */
+	struct uet_list unexp;		/* unmatched messages, match order */
 	bool shared;			/* uet_rxq_open'ed, not a fep's own */
 	unsigned users;			/* feps using a shared one */
 };
 
 /* Per-PDC state (uet_pdc_ref.ses_state). */
 struct uet_ses_pdc {
-	struct uet_dlist link;		/* uet_ses.pdcs */
+	struct uet_list link;		/* uet_ses.pdcs */
 	struct uet_pdc_ref *ref;
 	/* initiator side */
 	uint16_t tx_msg_id;		/* next message_id to assign */
 	struct uet_ses_msg *cur;	/* being cut into packets */
-	struct uet_dlist tx_msgs;	/* started, not complete */
+	struct uet_list tx_msgs;	/* started, not complete */
 	bool failed;			/* a packet failed (tx_failed) */
 	uint8_t fail_code;		/* its NACK code */
 	/* target side */
 	uint16_t rx_next;		/* next message_id to match (SAS) */
-	struct uet_dlist rx_msgs;	/* struct uet_ses_inmsg.pdc_link */
-	struct uet_dlist ret_q;		/* return jobs with bytes to cut */
-	struct uet_dlist ret_sent;	/* ... all cut, awaiting acks */
+	struct uet_list rx_msgs;	/* struct uet_ses_inmsg.pdc_link */
+	struct uet_list ret_q;		/* return jobs with bytes to cut */
+	struct uet_list ret_sent;	/* ... all cut, awaiting acks */
 };
 
 struct uet_ses {
@@ -224,12 +224,12 @@ struct uet_ses {
 	uint32_t initiator;		/* ours, uet_ses_addr_initiator */
 	bool rewake;			/* wake PDS for pending sends at the
 					 * next post (which brings the time) */
-	struct uet_dlist pdcs;		/* struct uet_ses_pdc */
+	struct uet_list pdcs;		/* struct uet_ses_pdc */
 	uet_time now;			/* latest time seen (for wakes) */
 
 	/* connectionless delivery (cless.c): RUDI and UUD messages started
 	 * and not finished, in start order */
-	struct uet_dlist cl_msgs;
+	struct uet_list cl_msgs;
 	struct uet_ses_msg *cl_cur;	/* being cut into packets */
 	uint16_t cl_msg_id;		/* next message_id (per fep) */
 	unsigned cl_inflight;		/* packets out, UET_SES_CL_WINDOW at most */
@@ -246,16 +246,16 @@ struct uet_ses {
 	/* transmit */
 	struct uet_ses_msg *tx_pool;
 	uint8_t *inject_slab;
-	struct uet_dlist tx_free;
+	struct uet_list tx_free;
 	size_t tx_free_n;
-	struct uet_dlist tx_pending;	/* posted, not started, post order */
+	struct uet_list tx_pending;	/* posted, not started, post order */
 
 	/* receive: one context per resource index served, from
 	 * cfg.resource_index on (rxq[0] may be a shared one) */
 	struct uet_rxq **rxq;
 	uint16_t rxq_n;
 	struct uet_ses_inmsg *in_pool;
-	struct uet_dlist in_free;
+	struct uet_list in_free;
 	size_t unexp_used;		/* bytes of cfg.unexp_max in use */
 
 	struct uet_ses_stats st;

@@ -39,8 +39,8 @@ struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total)
 	in->heap = true;
 	in->charge = charge;
 	ses->unexp_used += charge;
-	uet_dlist_init(&in->pdc_link);
-	uet_dlist_init(&in->unexp_link);
+	uet_list_init(&in->pdc_link);
+	uet_list_init(&in->unexp_link);
 	return in;
 }
 

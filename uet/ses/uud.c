@@ -1,4 +1,4 @@
-/* UUD datagrams in (cless.c; pds-behaviour §10; mapping §4.1): each one
+/* UUD datagrams in (cless.c; docs/choices.md §8.2): each one
  * is a whole message, matched at once against the posted untagged
  * receives in posting order, like a send on a PDC, with the sender's home
  * address (the packet's source: connectionless packets leave from the

@@ -3,6 +3,8 @@
  * updates. */
 #include <criterion/criterion.h>
 
+#include "uet/rand.h"
+
 #include "evq.h"
 #include "link.h"
 
@@ -16,7 +18,7 @@ Test(evq, time_order_ties_fifo)
 	uet_evq_init(&q);
 	/* Many events on few distinct times: ties are the common case. */
 	for (i = 0; i < 5000; i++)
-		uet_evq_push(&q, uet_sim_rand(&rng) % 16, 0, i, NULL);
+		uet_evq_push(&q, uet_rand(&rng) % 16, 0, i, NULL);
 	while (uet_evq_pop(&q, &ev)) {
 		if (n) {
 			cr_assert_geq(ev.t, last_t);
@@ -44,9 +46,9 @@ Test(evq, deadlines_match_brute_force)
 	for (i = 0; i < IDS; i++)
 		want[i] = UET_PS_NONE;
 	for (step = 0; step < 20000; step++) {
-		uint32_t id = (uint32_t)(uet_sim_rand(&rng) % IDS), got = 0;
-		uint64_t r = uet_sim_rand(&rng) % 8;
-		uet_ps at = r == 0 ? UET_PS_NONE : uet_sim_rand(&rng) % 1000;
+		uint32_t id = (uint32_t)(uet_rand(&rng) % IDS), got = 0;
+		uint64_t r = uet_rand(&rng) % 8;
+		uet_ps at = r == 0 ? UET_PS_NONE : uet_rand(&rng) % 1000;
 		uet_ps best = UET_PS_NONE, t;
 
 		uet_tmq_set(&q, id, at);

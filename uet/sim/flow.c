@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "uet/wire.h"
+#include "uet/rand.h"
 
 #include "sim.h"
 
@@ -76,7 +77,7 @@ void uet_flows_init(struct uet_sim *s)
 	s->pattern = uet_sim_alloc(max + PATTERN_SLACK);
 	r = s->cfg.seed ^ 0x5bd1e995ull;
 	for (i = 0; i < max + PATTERN_SLACK; i += 8) {
-		uint64_t v = uet_sim_rand(&r);
+		uint64_t v = uet_rand(&r);
 		size_t n = max + PATTERN_SLACK - i < 8 ? max + PATTERN_SLACK - i : 8;
 
 		memcpy(s->pattern + i, &v, n);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "uet/net.h"
+#include "uet/rand.h"
 #include "uet/wire.h"
 
 #include "sim.h"
@@ -31,18 +32,12 @@ uint32_t uet_host_of(const struct uet_addr *a)
 	return i ? i - 1 : UINT32_MAX;
 }
 
-/* xorshift64 per host: start PSNs and PDC ids reproducible by seed. */
+/* A PRNG per host: start PSNs and PDC ids reproducible by seed. */
 static void host_rand(void *user, void *buf, size_t len)
 {
 	struct uet_host *h = user;
-	uint8_t *p = buf;
 
-	while (len--) {
-		h->rand ^= h->rand << 13;
-		h->rand ^= h->rand >> 7;
-		h->rand ^= h->rand << 17;
-		*p++ = (uint8_t)(h->rand >> 24);
-	}
+	uet_rand_fill(&h->rand, buf, len);
 }
 
 static void host_complete(void *user, const struct uet_completion *c)
@@ -80,8 +75,8 @@ void uet_host_close(struct uet_host *h)
 }
 
 /* Data (PDS requests, read responses) queues low; ACKs, NACKs and control
- * packets go at high priority (cms.md §6 traffic classes). The PDS type is
- * the top 5 bits of the first byte (wire-format §3 prologue). */
+ * packets go at high priority (UE 1.0 §3.6.17 traffic classes). The PDS
+ * type is the top 5 bits of the first byte (docs/protocol.md §3). */
 static bool frame_is_ctl(const struct uet_frame *f)
 {
 	switch (f->data[0] >> 3) {

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "uet/net.h"
+#include "uet/rand.h"
 
 #include "link.h"
 
@@ -97,8 +98,8 @@ enum uet_link_verdict uet_link_offer(struct uet_link *l, struct uet_frame *f,
 		return UET_LINK_DROPPED;
 	}
 	if (v == UET_LINK_TRIMMED) {
-		/* cms.md §6: cut the payload, keep the headers, forward at
-		 * high priority. */
+		/* UE 1.0 §3.6.17: cut the payload, keep the headers, forward
+		 * at high priority. */
 		f->len = c->trim_len;
 		f->trimmed = true;
 		f->hi = true;
@@ -121,7 +122,7 @@ static bool ecn_decide(const struct uet_link_cfg *c, uint64_t behind,
 		return true;
 	/* 53 random bits against the fraction of the band: exact enough,
 	 * and one draw per frame in the band only. */
-	return (double)(uet_sim_rand(rng) >> 11) * 0x1p-53 <
+	return (double)(uet_rand(rng) >> 11) * 0x1p-53 <
 	       (double)(behind - c->ecn_min) / (double)(c->ecn_max - c->ecn_min);
 }
 

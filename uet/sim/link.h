@@ -2,7 +2,7 @@
  * egress port, or a host's NIC.
  *
  * Two queues share the wire under strict priority, as in a UET switch
- * (cms.md §6) and htsim's composite queue: `lo` holds data (PDS requests),
+ * (UE 1.0 §3.6.17) and htsim's composite queue: `lo` holds data (PDS requests),
  * `hi` holds control (ACK, NACK, CP) and trimmed headers. Bytes are wire
  * bytes: the UET packet plus cfg.framing. A queue's bytes include the
  * frame on the wire until its last bit has left.
@@ -93,15 +93,5 @@ static inline uint64_t uet_link_queued(const struct uet_link *l)
 }
 /* Bring the occupancy integral up to now. */
 void uet_link_account(struct uet_link *l, uet_ps now);
-
-/* splitmix64 (Steele, Lea, Flood 2014): the run's one PRNG. */
-static inline uint64_t uet_sim_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 #endif

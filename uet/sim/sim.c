@@ -9,6 +9,7 @@
 #endif
 
 #include "uet/err.h"
+#include "uet/rand.h"
 #include "uet/wire.h"
 
 #include "sim.h"
@@ -30,7 +31,7 @@ void uet_sim_config_default(struct uet_sim_config *c)
 	c->link_bps = 400000000000ull;
 	c->hop = UET_PS_US;
 	c->payload = 4096;
-	/* cms.md §1.1: the CC counts UET bytes + 48 (UDP + 40) per packet;
+	/* UE 1.0 §3.6.12: the CC counts UET bytes + 48 (UDP + 40) per packet;
 	 * the wire here carries the same, so the two agree on a BDP. */
 	c->framing = 48;
 	c->hi_buffer_bdp = 1;
@@ -50,6 +51,7 @@ void uet_sim_config_default(struct uet_sim_config *c)
 	c->max_retx = 31;
 	c->entropies = 256;
 	c->entropy_run = 1;
+	c->tie_jitter = 16;
 	c->seed = 1;
 	c->limit = 10 * UET_PS_SEC;
 	c->verify = -1;
@@ -90,8 +92,13 @@ static void on_done(struct uet_sim *s, uint32_t li)
 {
 	struct uet_link *l = &s->topo.links[li];
 	struct uet_frame *f = uet_link_finish(l, s->now);
+	uet_ps at = s->now + l->cfg.prop;
 
-	uet_evq_push(&s->evq, s->now + l->cfg.prop, EV_ARRIVE, l->to, f);
+	/* frames that would meet at a port in the same picosecond queue in
+	 * a random order, not in the senders' order every time */
+	if (s->cfg.tie_jitter)
+		at += uet_rand(&s->rng) % s->cfg.tie_jitter;
+	uet_evq_push(&s->evq, at, EV_ARRIVE, l->to, f);
 	link_kick(s, li);
 	/* a host's NIC has room: it pulls the next packet */
 	if (s->topo.nodes[l->from].host)
@@ -191,7 +198,7 @@ static void perm_flows(struct uet_sim *s)
 	/* Sattolo's algorithm: one cycle through every host, so no host
 	 * sends to itself. */
 	for (i = n - 1; i > 0; i--) {
-		uint32_t j = (uint32_t)(uet_sim_rand(&s->rng) % i), x = p[i];
+		uint32_t j = (uint32_t)(uet_rand(&s->rng) % i), x = p[i];
 
 		p[i] = p[j];
 		p[j] = x;
@@ -239,7 +246,7 @@ static int make_flows(struct uet_sim *s)
 			uint64_t r = c->seed ^ ((uint64_t)i << 32) ^
 				     0x9e3779b97f4a7c15ull;
 
-			s->flows[i].start += uet_sim_rand(&r) %
+			s->flows[i].start += uet_rand(&r) %
 					     c->start_jitter;
 		}
 	}
@@ -283,8 +290,12 @@ static void fep_config(const struct uet_sim *s, const struct uet_host *h,
 	fc->mtu = s->mtu;
 	if (fc->max_msg_size < c->size)
 		fc->max_msg_size = c->size;
-	/* Small pools: a host holds only its own flows' state. */
-	fc->pdc_max = h->flows_out + h->flows_in + 4;
+	/* Small pools: a host holds only its own flows' state. Twice the
+	 * PDCs: a target lets half its pool be half-open at once (pds.c),
+	 * and an incast opens every one of them in the same RTT (with
+	 * just enough, 14 of 32 senders were refused NO_PDC_AVAIL and
+	 * backed off for tens of us). */
+	fc->pdc_max = 2 * (h->flows_out + h->flows_in) + 4;
 	fc->tx_depth = h->flows_out + 4;
 	fc->rx_depth = h->flows_in + 4;
 	fc->unexp_max = 64u << 10;

@@ -66,6 +66,8 @@ struct uet_sim_config {
 	uint64_t size;			/* bytes per flow */
 	uet_ps start;			/* every flow starts then */
 	uet_ps start_jitter;		/* ... plus [0, this), seeded per flow */
+	uet_ps tie_jitter;		/* every frame arrives [0, this) late:
+					 * ties at a port break at random */
 	/* Engine, per fep. */
 	uint8_t cca;			/* enum uet_cca, passed through */
 	unsigned window;		/* fixed window, packets; 0: one BDP */

@@ -3,21 +3,15 @@
 #include <string.h>
 
 #include "uet/err.h"
+#include "uet/rand.h"
 
 #include "topo.h"
 
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 uint64_t uet_topo_hash(uint64_t salt, const struct uet_frame *f)
 {
-	uint64_t h = mix64(salt ^ ((uint64_t)f->src << 32 | f->dst));
+	uint64_t h = uet_rand_mix(salt ^ ((uint64_t)f->src << 32 | f->dst));
 
-	return mix64(h ^ ((uint64_t)f->sport << 16 | f->dport));
+	return uet_rand_mix(h ^ ((uint64_t)f->sport << 16 | f->dport));
 }
 
 uint32_t uet_topo_route(const struct uet_topo *t, const struct uet_node *n,
@@ -90,7 +84,7 @@ static void links_alloc(struct uet_topo *t, uint64_t seed)
 
 	for (i = 0; i < t->nnodes; i++) {
 		t->nodes[i].first = at;
-		t->nodes[i].salt = mix64(seed ^ mix64(i + 1));
+		t->nodes[i].salt = uet_rand_mix(seed ^ uet_rand_mix(i + 1));
 		at += t->nodes[i].deg;
 	}
 	t->nlinks = at;
@@ -279,7 +273,7 @@ uint32_t uet_topo_degrade_random(struct uet_topo *t, unsigned n,
 	}
 	/* Partial Fisher-Yates: n distinct cables. */
 	for (i = 0; i < n && i < nc; i++) {
-		uint32_t j = i + (uint32_t)(uet_sim_rand(rng) % (nc - i));
+		uint32_t j = i + (uint32_t)(uet_rand(rng) % (nc - i));
 		uint32_t x = cand[i];
 
 		cand[i] = cand[j];

@@ -41,6 +41,9 @@ static void usage(FILE *f)
 "  --size B              bytes per flow (2MiB)\n"
 "  --start T             when every flow starts (0)\n"
 "  --start-jitter T      each flow later by up to T, seeded (0)\n"
+"  --tie-jitter T        every frame arrives up to T late, so that frames\n"
+"                        meeting at a port queue in random order (16ps;\n"
+"                        0: the senders' order, every time)\n"
 "Engine (per fep)\n"
 "  --cc fixed|nscc|rccc|nscc+rccc   congestion control (fixed)\n"
 "  --window N            fixed window, packets (one BDP)\n"
@@ -209,7 +212,8 @@ enum {
 	O_TOPO = 256, O_HOSTS, O_K, O_LEAVES, O_LEAF_HOSTS, O_SPINES, O_RATE,
 	O_HOP, O_PAYLOAD, O_FRAMING, O_BUFFER, O_HI_BUFFER, O_ECN, O_NO_TRIM,
 	O_DEGRADE, O_DEGRADE_HOST, O_DEGRADE_FACTOR, O_TRAFFIC, O_SENDERS,
-	O_SIZE, O_START, O_START_JITTER, O_CC, O_WINDOW, O_ACK_EVERY, O_ACK_DELAY, O_RTO_MIN,
+	O_SIZE, O_START, O_START_JITTER, O_TIE_JITTER, O_CC, O_WINDOW,
+	O_ACK_EVERY, O_ACK_DELAY, O_RTO_MIN,
 	O_RTO_MAX, O_MAX_RETX, O_ENTROPIES, O_ENTROPY_RUN, O_SEED, O_LIMIT,
 	O_SAMPLE, O_JAIN_WINDOW, O_LB, O_REORDER, O_NO_INFER, O_VERIFY, O_NO_VERIFY, O_OUT, O_KV, O_HOST_STATS,
 };
@@ -227,6 +231,7 @@ static const struct option opts[] = {
 	{ "traffic", 1, 0, O_TRAFFIC }, { "senders", 1, 0, O_SENDERS },
 	{ "size", 1, 0, O_SIZE }, { "start", 1, 0, O_START },
 	{ "start-jitter", 1, 0, O_START_JITTER },
+	{ "tie-jitter", 1, 0, O_TIE_JITTER },
 	{ "cc", 1, 0, O_CC }, { "window", 1, 0, O_WINDOW },
 	{ "ack-every", 1, 0, O_ACK_EVERY }, { "ack-delay", 1, 0, O_ACK_DELAY },
 	{ "rto-min", 1, 0, O_RTO_MIN }, { "rto-max", 1, 0, O_RTO_MAX },
@@ -345,6 +350,9 @@ static int parse_opt(struct cli *o, int c, const char *a)
 	case O_START_JITTER:
 		return parse_time(a, &cfg->start_jitter) ?
 		       bad("--start-jitter", a) : 0;
+	case O_TIE_JITTER:
+		return parse_time(a, &cfg->tie_jitter) ?
+		       bad("--tie-jitter", a) : 0;
 	case O_CC:
 		return parse_cc(a, &cfg->cca) ? bad("--cc", a) : 0;
 	case O_NO_INFER: cfg->no_loss_infer = true; break;

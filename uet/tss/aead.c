@@ -1,4 +1,4 @@
-/* AES-256-GCM through EVP: never hand-written crypto (design.md). */
+/* AES-256-GCM through EVP: never hand-written crypto. */
 #include <limits.h>
 
 #include <openssl/evp.h>

@@ -1,4 +1,4 @@
-/* AES-256-GCM for TSS (tss.md §3): 96-bit IV, 128-bit ICV, through
+/* AES-256-GCM for TSS (docs/choices.md §11.1): 96-bit IV, 128-bit ICV, through
  * OpenSSL libcrypto's EVP interface. One context per key, keyed once, so
  * a packet costs an IV set and one pass over its bytes.
  */

@@ -1,6 +1,6 @@
-/* Key derivation for TSS cluster mode (tss.md §4): NIST SP 800-108 in
- * counter mode with CMAC-AES as the PRF, an 8-bit counter before the
- * fixed input data.
+/* Key derivation for TSS cluster mode (docs/choices.md §11.3): NIST SP
+ * 800-108 in counter mode with CMAC-AES as the PRF, an 8-bit counter before
+ * the fixed input data.
  */
 #ifndef UET_TSS_KDF_H
 #define UET_TSS_KDF_H

@@ -1,8 +1,8 @@
-/* Replay window over a source's TSC (tss.md §7): the highest TSC seen
- * and a bitmap of the UET_REPLAY_SPAN below it. A sender's TSC counts
- * every packet it sends in the secure domain, to every destination, and
- * spraying reorders, so the span is wide; a packet older than the span is
- * refused as stale (PDS resends it, with a new TSC).
+/* Replay window over a source's TSC (docs/choices.md §11.5): the highest
+ * TSC seen and a bitmap of the UET_REPLAY_SPAN below it. A sender's TSC
+ * counts every packet it sends in the secure domain, to every destination,
+ * and spraying reorders, so the span is wide; a packet older than the span
+ * is refused as stale (PDS resends it, with a new TSC).
  */
 #ifndef UET_TSS_REPLAY_H
 #define UET_TSS_REPLAY_H

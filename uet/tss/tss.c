@@ -1,10 +1,10 @@
-/* TSS packet pipeline (tss.md §9) for one secure domain per fep.
+/* TSS packet pipeline (docs/choices.md §11.7) for one secure domain per fep.
  *
- * Choices (tss.md leaves them open, §11):
+ * Choices (docs/choices.md §11):
  * - Every packet carries the SSI (SP = 1): over UDP several endpoints
  *   share an IP address, so the address cannot tell sources apart in the
- *   IV or the replay windows. The IV is SSI || epoch || TSC (§3.2), XORed
- *   with the derived mask in cluster mode.
+ *   IV or the replay windows. The IV is SSI || epoch || TSC, XORed with
+ *   the derived mask in cluster mode (docs/choices.md §11.2).
  * - The TSC starts where the provider says (a random value), so a
  *   restarted endpoint reusing a key does not walk the IVs of its former
  *   life; it is one counter per domain, not reset by AN rotation (IVs
@@ -13,7 +13,7 @@
  *   of that source has authenticated: unauthenticated bytes make no
  *   state. When max_sources are in use the least recently heard source
  *   gives up its window; a replayed packet of it then meets PDS's
- *   duplicate checks (tss.md §7).
+ *   duplicate checks (docs/choices.md §11.5).
  * - Failed tags are counted, never latched into dropping the whole
  *   domain: anyone can send garbage, and a latch would let them.
  */
@@ -31,7 +31,7 @@
 #define TSS_HDR		UET_TSS_HDR_SSI_LEN
 #define TSS_AAD_MAX	(16 + 16 + TSS_HDR)
 
-struct tss_dkey {		/* a cluster-mode key (tss.md §5) */
+struct tss_dkey {		/* a cluster-mode key (docs/choices.md §11.4) */
 	bool valid;
 	uint16_t epoch;
 	uint32_t rekey;
@@ -72,7 +72,7 @@ static uint32_t tss_rekey(const struct uet_tss *t, uint64_t tsc)
 	return t->cfg.rekey_shift ? (uint32_t)(tsc >> t->cfg.rekey_shift) : 0;
 }
 
-/* KDF(SDKi[an], "U1", epoch || rekey || id), tss.md §4.2 small context. */
+/* KDF(SDKi[an], "U1", epoch || rekey || id), docs/choices.md §11.3. */
 static int dkey_derive(struct uet_tss *t, struct tss_dkey *d, unsigned an,
 		       uint16_t epoch, uint32_t rekey, uint32_t id)
 {
@@ -311,7 +311,7 @@ static struct tss_src *tss_add(struct uet_tss *t, uint32_t id, unsigned an)
 	return s;
 }
 
-/* Older than our epoch by more than the lifetime (tss.md §7). */
+/* Older than our epoch by more than the lifetime (docs/choices.md §11.5). */
 static bool tss_epoch_late(const struct uet_tss *t, uint16_t epoch)
 {
 	uint16_t age = (uint16_t)(t->cfg.epoch - epoch);

@@ -1,8 +1,8 @@
-/* The TSS layer between PDS and the port (tss.md §9): seals a packet
- * PDS built into TSS header || ciphertext || ICV, and opens what arrives.
- * Sans-I/O like the rest of the engine; the fep calls it.
+/* The TSS layer between PDS and the port (docs/choices.md §11.7): seals a
+ * packet PDS built into TSS header || ciphertext || ICV, and opens what
+ * arrives. Sans-I/O like the rest of the engine; the fep calls it.
  *
- * AAD over UDP (tss.md §3.1 leaves it open): the IP source and
+ * AAD over UDP (docs/choices.md §11.1): the IP source and
  * destination addresses (4 + 4 or 16 + 16 bytes) then the TSS header.
  * There is no entropy header over UDP and the source port is not
  * authenticated: the entropy is only a path choice.

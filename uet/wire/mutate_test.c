@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uet/rand.h"
+
 #include "test_util.h"
 
 #define SEED_DEFAULT	0x5545545749524531ULL	/* "UETWIRE1" */
@@ -33,27 +35,27 @@ static void mutate(uint8_t *b, size_t *len, const struct corpus *c,
 					0x40, 0xC0 };
 	size_t n = *len, i, j, k;
 
-	switch (wt_rand(s) % 8) {
+	switch (uet_rand(s) % 8) {
 	case 0:		/* flip one bit */
 	case 1:
 		if (n)
-			b[wt_rand(s) % n] ^= (uint8_t)(1u << (wt_rand(s) % 8));
+			b[uet_rand(s) % n] ^= (uint8_t)(1u << (uet_rand(s) % 8));
 		break;
 	case 2:		/* a boundary value */
 		if (n)
-			b[wt_rand(s) % n] = edge[wt_rand(s) % sizeof(edge)];
+			b[uet_rand(s) % n] = edge[uet_rand(s) % sizeof(edge)];
 		break;
 	case 3:		/* a random byte */
 		if (n)
-			b[wt_rand(s) % n] = (uint8_t)wt_rand(s);
+			b[uet_rand(s) % n] = (uint8_t)uet_rand(s);
 		break;
 	case 4:		/* truncate */
-		*len = n ? wt_rand(s) % n : 0;
+		*len = n ? uet_rand(s) % n : 0;
 		break;
 	case 5:		/* splice: our prefix, another packet's suffix */
-		k = wt_rand(s) % c->n;
-		i = n ? wt_rand(s) % (n + 1) : 0;
-		j = wt_rand(s) % (c->len[k] + 1);
+		k = uet_rand(s) % c->n;
+		i = n ? uet_rand(s) % (n + 1) : 0;
+		j = uet_rand(s) % (c->len[k] + 1);
 		if (i + (c->len[k] - j) > MAX_LEN)
 			break;
 		memcpy(b + i, c->buf[k] + j, c->len[k] - j);
@@ -62,15 +64,15 @@ static void mutate(uint8_t *b, size_t *len, const struct corpus *c,
 	case 6:		/* insert a byte */
 		if (n + 1 > MAX_LEN)
 			break;
-		i = wt_rand(s) % (n + 1);
+		i = uet_rand(s) % (n + 1);
 		memmove(b + i + 1, b + i, n - i);
-		b[i] = (uint8_t)wt_rand(s);
+		b[i] = (uint8_t)uet_rand(s);
 		*len = n + 1;
 		break;
 	case 7:		/* delete a byte */
 		if (!n)
 			break;
-		i = wt_rand(s) % n;
+		i = uet_rand(s) % n;
 		memmove(b + i, b + i + 1, n - i - 1);
 		*len = n - 1;
 		break;
@@ -122,8 +124,8 @@ Test(mutate, packets, .timeout = 600)
 
 	for (it = 0; it < iters; it++) {
 		uint8_t *in;
-		size_t k = wt_rand(&s) % c.n;
-		int nmut = 1 + (int)(wt_rand(&s) % 4);
+		size_t k = uet_rand(&s) % c.n;
+		int nmut = 1 + (int)(uet_rand(&s) % 4);
 
 		len = c.len[k];
 		memcpy(work, c.buf[k], len);

@@ -74,16 +74,6 @@ static inline uint8_t *wt_dup(const uint8_t *b, size_t len)
 	return p;
 }
 
-/* splitmix64: small, seedable, good enough to drive mutations. */
-static inline uint64_t wt_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	return z ^ (z >> 31);
-}
-
 static inline bool wt_is_decode_err(int rc)
 {
 	return rc <= UET_ERR_WIRE_TRUNC && rc >= UET_ERR_WIRE_LENGTH;
