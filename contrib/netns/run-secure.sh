@@ -31,6 +31,7 @@ verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 top_builddir=${top_builddir:-$(cd "$here/../.." && pwd)}
 . "$here/../test-lock.sh"
+. "$here/../tool-env.sh"
 uet_test_lock shared
 bindir=$top_builddir/fabtests
 tb=$here/testbed.sh
@@ -154,16 +155,18 @@ pair() {
 # takes a fixed out-of-band port, a random one here.
 fipp() { # NAME ENV
 	command -v fi_pingpong >/dev/null 2>&1 || return 0
+	# Debian's tool needs the sanitizer runtimes to load a sanitized uet
+	tool_env=$(uet_tool_env)
 	d=$(mktemp -d "$tmp/p.XXXXXX")
 	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 30000))
 	t0=$(date +%s)
 	# shellcheck disable=SC2086
-	timeout -k 5 90 "$tb" exec "$name" a env $2 fi_pingpong -p uet -e rdm \
+	timeout -k 5 90 "$tb" exec "$name" a env $tool_env $2 fi_pingpong -p uet -e rdm \
 		-B "$port" -S all -I 20 >"$d/server.log" 2>&1 &
 	spid=$!
 	sleep 1
 	# shellcheck disable=SC2086
-	timeout -k 5 90 "$tb" exec "$name" b env $2 fi_pingpong -p uet -e rdm \
+	timeout -k 5 90 "$tb" exec "$name" b env $tool_env $2 fi_pingpong -p uet -e rdm \
 		-P "$port" -S all -I 20 "$A" >"$d/client.log" 2>&1
 	crc=$?
 	wait "$spid"
