@@ -157,6 +157,26 @@ fcalc() {
 	awk "BEGIN { printf \"%.3f\", $1 }"
 }
 
+# listen NAME LOG REGEX FIELD CMD...: starts CMD (under timeout) writing
+# LOG and waits for its address line (REGEX); sets lpid, and port from
+# FIELD of that line. When it does not start, fails case NAME, returns 1.
+listen() {
+	lname=$1 llog=$2 lre=$3 lfield=$4
+	shift 4
+	timeout "$tmo" "$@" >"$llog" 2>&1 &
+	lpid=$!
+	pids="$pids $lpid"
+	if ! wait_line "$llog" "$lre" 30; then
+		echo "    $lname: did not start"
+		kill "$lpid" 2>/dev/null
+		wait "$lpid"
+		pids=
+		result "$lname" FAIL "$llog"
+		return 1
+	fi
+	port=$(awk -v re="$lre" -v f="$lfield" '$0 ~ re { print $f; exit }' "$llog")
+}
+
 # ---- spray ----
 
 case_spray() { # name extra-client-options
@@ -165,17 +185,9 @@ case_spray() { # name extra-client-options
 	slog=$tmp/$name-server.log
 	clog=$tmp/$name-client.log
 	ok=PASS
-	timeout "$tmo" "$bindir/ft_spray" -p "$prov" -S >"$slog" 2>&1 &
-	spid=$!
-	pids="$pids $spid"
-	if ! wait_line "$slog" '^ft_spray: server [0-9.]* [0-9]' 30; then
-		echo "    server did not start"
-		kill "$spid" 2>/dev/null
-		wait "$spid"
-		result "$name" FAIL "$slog"
-		return
-	fi
-	port=$(awk '/^ft_spray: server [0-9.]* [0-9]/ { print $4; exit }' "$slog")
+	listen "$name" "$slog" '^ft_spray: server [0-9.]* [0-9]' 4 \
+		"$bindir/ft_spray" -p "$prov" -S || return
+	spid=$lpid
 	# shellcheck disable=SC2086 # FT_SPRAY_ARGS: several words
 	timeout "$tmo" "$bindir/ft_spray" -p "$prov" -C "127.0.0.1:$port" \
 		$extra ${FT_SPRAY_ARGS:-} >"$clog" 2>&1
@@ -423,18 +435,9 @@ case_away() {
 	kenv=
 	[ "$prov" = uet ] && kenv="FI_UET_IMPAIR=drop=0.1,seed=7"
 	# shellcheck disable=SC2086 # kenv, $2: assignments or nothing
-	timeout "$tmo" env $kenv "$bindir/ft_away" -p "$prov" -k >"$klog" 2>&1 &
-	kpid=$!
-	pids="$pids $kpid"
-	if ! wait_line "$klog" '^ft_away: sink [0-9.]* [0-9]' 30; then
-		echo "    sink did not start"
-		kill "$kpid" 2>/dev/null
-		wait "$kpid"
-		pids=
-		result "$name" FAIL "$klog"
-		return
-	fi
-	port=$(awk '/^ft_away: sink [0-9.]* [0-9]/ { print $4; exit }' "$klog")
+	listen "$name" "$klog" '^ft_away: sink [0-9.]* [0-9]' 4 \
+		env $kenv "$bindir/ft_away" -p "$prov" -k || return
+	kpid=$lpid
 	# shellcheck disable=SC2086
 	timeout "$tmo" env $2 "$bindir/ft_away" -p "$prov" \
 		-a "127.0.0.1:$port" >"$slog" 2>&1
