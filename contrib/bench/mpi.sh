@@ -120,7 +120,7 @@ best() { # PROV SIZE bw|lat
 		$1 == s { if (w == "bw") { if ($2 > b) b = $2 }
 			  else if (b == "" || $3 < b) b = $3 }
 		END { if (b == "") print "n/a"
-		      else if (w == "bw") printf "%.2f\n", b / 1000
+		      else if (w == "bw") printf "%.3f\n", b / 1000
 		      else printf "%.2f\n", b * 1e6 }'
 }
 ratio() { echo "$1 $2" | awk '$1 + 0 > 0 && $2 + 0 > 0 { printf "%.2f", $1 / $2; next } { printf "n/a" }'; }
