@@ -1,7 +1,7 @@
 /* The built module loads the way libfabric loads it (dlopen RTLD_NOW: an
  * unresolved symbol would make libfabric drop it silently), hands out a
  * provider that the core accepts, and exports fi_prov_ini and nothing
- * else (libfabric-provider.md §1.2, §1.5).
+ * else (docs/architecture.md §8.2, §8.5).
  *
  * Plain test program: exit 0 pass, 1 fail, 77 skip.
  */

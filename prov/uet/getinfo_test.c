@@ -1,6 +1,6 @@
 /* fi_getinfo through libfabric's core with the built module: what we
- * advertise, and that hints are honoured exactly (libfabric-provider.md
- * §2.3): each capability / mode / format / version case, the hint sets of
+ * advertise, and that hints are honoured exactly (docs/architecture.md
+ * §8.6): each capability / mode / format / version case, the hint sets of
  * Open MPI and fi_pingpong, the refused cases (-FI_ENODATA), layering,
  * FI_UET_IFACE and node/service resolution.
  *

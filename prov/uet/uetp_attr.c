@@ -1,4 +1,4 @@
-/* What we advertise and how hints are matched (libfabric-provider.md §2.3).
+/* What we advertise and how hints are matched (docs/architecture.md §8.6).
  *
  * The libfabric core filters nothing for an external provider: every rule
  * below is ours. One fi_info per usable interface address (= FEP =
@@ -429,7 +429,8 @@ static struct fi_info *uetp_info_build(const struct uetp_want *w,
 	fi->fabric_attr->name = strdup(cidr);
 	if (!fi->fabric_attr->name)
 		goto err;
-	/* prov_name stays NULL: the core stamps it (§1.4) */
+	/* prov_name stays NULL: the core stamps it (docs/architecture.md
+	 * §8.4) */
 	fi->fabric_attr->prov_version = UETP_VERSION;
 	return fi;
 err:
@@ -544,7 +545,7 @@ static int uetp_want_init(struct uetp_want *w, uint32_t version,
 	return 0;
 }
 
-/* ---- provider names and layering (libfabric-provider.md §1.3) ---- */
+/* ---- provider names and layering (docs/architecture.md §8.3) ---- */
 
 /* Is uet the core of this ';'-separated name list, with nothing layered
  * over it? "^name" excludes a provider: the core hands us lists such as
@@ -571,7 +572,8 @@ bool uetp_names_direct(const char *list)
 
 /* A utility provider looking for its core (OFI_CORE_PROV_ONLY) gets no
  * datagram endpoints: ofi_rxd would run its reliability over them and its
- * "uet;ofi_rxd" would come before our own FI_EP_RDM (design.md). The
+ * "uet;ofi_rxd" would come before our own FI_EP_RDM (docs/architecture.md
+ * §8.3). The
  * other utilities find nothing to layer on (ofi_rxm and ofi_rstream want
  * FI_EP_MSG) or take our FI_EP_RDM as it is (ofi_mrail). */
 bool uetp_layering_dgram(uint64_t flags)

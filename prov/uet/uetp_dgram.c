@@ -1,4 +1,4 @@
-/* FI_EP_DGRAM (shared/design.md: "FI_EP_DGRAM rides UUD"): what such an
+/* FI_EP_DGRAM (docs/choices.md §8.2: it rides UUD): what such an
  * endpoint offers and how it is set up.
  *
  * A DGRAM endpoint is the same struct uetp_ep over the same engine,
@@ -12,7 +12,7 @@
  * one (uetp_msg.c, the engine tells the two apart), the tagged, RMA and
  * atomic tables answer -FI_ENOSYS.
  *
- * Layering (libfabric-provider.md §1.3): a DGRAM entry is what ofi_rxd
+ * Layering (docs/architecture.md §8.3): a DGRAM entry is what ofi_rxd
  * looks for to build an RDM endpoint over us; uetp_attr.c refuses every
  * getinfo a utility provider makes for its core unless
  * FI_UET_ALLOW_LAYERING=1, so FI_PROVIDER=uet with FI_EP_RDM stays our own

@@ -1,5 +1,5 @@
-/* fid_domain: one FEP, i.e. one interface address (design.md). Endpoints
- * opened on it each get their own UDP home port and engine. */
+/* fid_domain: one FEP, i.e. one interface address (docs/choices.md §1.1).
+ * Endpoints opened on it each get their own UDP home port and engine. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* Our own -FI_ENOSYS stubs for every op slot we do not implement: the
- * core's fi_no_* are not exported to external providers (§1.5), and hooks
- * (FI_HOOK=...) call every slot, so none may be NULL. Endpoints opened
- * without FI_RMA / FI_ATOMIC get the RMA / atomic tables below;
- * collectives are not implemented at all. */
+ * core's fi_no_* are not exported to external providers
+ * (docs/architecture.md §8.5), and hooks (FI_HOOK=...) call every slot, so
+ * none may be NULL. Endpoints opened without FI_RMA / FI_ATOMIC get the RMA
+ * / atomic tables below; collectives are not implemented at all. */
 #include "uetp.h"
 
 int uetp_enosys_bind(struct fid *fid, struct fid *bfid, uint64_t flags)

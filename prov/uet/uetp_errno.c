@@ -1,5 +1,5 @@
 /* The one map from engine errors (UET_ERR_*) and UET codes to -FI_E*
- * (style.md §5.4), and the text fi_cq_strerror prints. */
+ * (docs/architecture.md §8.8), and the text fi_cq_strerror prints. */
 #include <stdio.h>
 #include <string.h>
 
@@ -43,7 +43,7 @@ int uetp_errno(int uet_err)
 	return -FI_EOTHER;
 }
 
-/* SES return codes (ses-and-libfabric-mapping.md §6.4, "suggested errno"). */
+/* SES return codes (docs/choices.md §5.4). */
 int uetp_errno_rc(unsigned rc)
 {
 	switch (rc) {

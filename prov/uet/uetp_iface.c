@@ -1,4 +1,4 @@
-/* Interface addresses: the FEPs we offer (libfabric-provider.md §2.3).
+/* Interface addresses: the FEPs we offer (docs/architecture.md §8.6).
  * getifaddrs() entries that are up and running, IPv4 and IPv6 (without
  * link-local: the engine's addresses carry no scope), filtered by
  * FI_UET_IFACE, loopback last; the subnet of each is its fabric name. */

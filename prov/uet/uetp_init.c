@@ -1,7 +1,7 @@
 /* Provider entry: fi_prov_ini, parameters, cleanup.
  *
  * fi_prov_ini runs inside libfabric's fi_ini() under its init lock, even
- * when FI_PROVIDER excludes us (libfabric-provider.md §1.1): only define and
+ * when FI_PROVIDER excludes us (docs/architecture.md §8.1): only define and
  * read parameters here, no sockets, threads or fi_getinfo calls.
  */
 #include <limits.h>

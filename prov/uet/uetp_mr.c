@@ -1,7 +1,7 @@
 /* Memory registration: fi_mr_reg/regv/regattr, fi_mr_bind, fi_mr_enable.
  *
  * A key is the UET mem_key peers put in their WRITE/READ/ATOMIC requests
- * (ses-and-libfabric-mapping §5.1): user keys must fit the 48-bit RKEY
+ * (docs/choices.md §6.4): user keys must fit the 48-bit RKEY
  * field (bits 61:48 stay zero); with FI_MR_PROV_KEY we draw keys from the
  * kernel's CSPRNG (getrandom): without TSS the key and the JobID are all
  * that guard a region from anyone who can send to the endpoint, so a key

@@ -1,5 +1,5 @@
-/* THE I/O loop (style.md §5.2): the only place that moves packets between
- * the UDP port and the engine.
+/* THE I/O loop (docs/architecture.md §4): the only place that moves packets
+ * between the UDP port and the engine.
  *
  *   now = uetp_now() -> batch recv -> uet_fep_recv each
  *   -> uet_fep_handle_timeout if due -> uet_fep_poll_tx into a batch

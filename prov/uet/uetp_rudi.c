@@ -1,6 +1,6 @@
 /* FI_UET_RUDI: RMA writes and reads over RUDI, the connectionless
  * delivery for idempotent operations (uet/ses/cless.c, rudi.c;
- * ses-and-libfabric-mapping §4.6, §4.7, §5.1).
+ * docs/choices.md §8.1, §6.4).
  *
  * Every endpoint gets cfg.rudi (it serves RUDI requests and sends them).
  * A region becomes IDEMPOTENT - its key carries UET_MKEY_IDEMPOTENT_SAFE

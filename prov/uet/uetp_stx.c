@@ -1,7 +1,7 @@
 /* Shared transmit contexts (fi_stx_context, FI_SHARED_CONTEXT).
  *
  * A UET endpoint is what peers see: its FA and UDP home port, PIDonFEP
- * and the PDCs it opens (design.md). Messages an endpoint posts must
+ * and the PDCs it opens (docs/choices.md §1.1). Messages an endpoint posts must
  * arrive from it, so each endpoint bound to a shared transmit context
  * keeps sending from its own port and engine; the context shares the
  * transmit attributes (op_flags, inject_size, iov_limit) the endpoints

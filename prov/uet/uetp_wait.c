@@ -1,4 +1,4 @@
-/* Wait objects of CQs, counters and EQs (libfabric-provider.md §2.4).
+/* Wait objects of CQs, counters and EQs (docs/architecture.md §8.7).
  *
  * One epoll fd per object: it holds an eventfd (fi_cq_signal, wakeups
  * from the progress thread) and, for CQs and counters, the UDP socket and

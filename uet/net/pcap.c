@@ -111,7 +111,7 @@ int uet_pcap_frame_hdr(uint8_t *buf, const struct uet_pcap_meta *m,
 		ip[1] = tos;
 		put16(ip + 2, l4 + IPV4_HDR_LEN);
 		put16(ip + 4, 0);	/* ID unused with DF (RFC 6864) */
-		put16(ip + 6, 0x4000);		/* DF, wire-format §1.4 */
+		put16(ip + 6, 0x4000);		/* DF, docs/protocol.md §1.4 */
 		ip[8] = 64;
 		ip[9] = proto;
 		put16(ip + 10, 0);

@@ -3,7 +3,7 @@
  * Scheme (see uet/udp.h): a home socket on the home port, where peers
  * send, and 2^k spray sockets on ports the kernel picks. A packet with
  * entropy e leaves from spray socket e % 2^k, so ECMP hashing on the
- * source port sprays one PDC over paths (wire-format §1.2); a packet sent
+ * source port sprays one PDC over paths (docs/choices.md §1.3); a packet sent
  * with info.home leaves from the home port, so that its receiver learns
  * where to answer. Every socket reads: answers to sprayed packets nobody
  * could attribute (NACKs for unknown PDCs) come back to the spray port.
@@ -182,7 +182,7 @@ static int udp_socket(struct udp_port *p, bool home, uint16_t port,
 		close(fd);
 		return rc;
 	}
-	/* DF set, never fragment locally (wire-format §1.4), where the
+	/* DF set, never fragment locally (docs/protocol.md §1.4), where the
 	 * kernel has it. */
 	(void)uet_sockopt_dont_fragment(fd, v6);
 	uet_sockopt_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);

@@ -11,7 +11,7 @@
 
 /* Does the direction this PDC sends (its rtb) live? The forward one from
  * the first SYN to the CLOSE's ACK; the return one while the target PDC
- * is established (a CLOSE ends it, §3.4). */
+ * is established (a CLOSE ends it, docs/choices.md §2.4). */
 static bool ini_active(const struct uet_pdc *pdc)
 {
 	if (!pdc->ref.initiator)
@@ -94,9 +94,9 @@ bool uet_ini_retx_blocked(struct uet_pdc *pdc)
 {
 	uint32_t psn;
 
-	/* cms.md §1.3: a packet marked for resend goes when CC allows, like
-	 * new data (the fixed window, a test baseline, never held them);
-	 * an ACK_REQ is no data. */
+	/* UE 1.0 §3.6.12.3: a packet marked for resend goes when CC allows,
+	 * like new data (the fixed window, a test baseline, never held
+	 * them); an ACK_REQ is no data. */
 	if (!pdc->ccc || pdc->ccc->ops == &uet_fixed_ops ||
 	    !uet_rtb_first_due(&pdc->rtb, &psn) ||
 	    !(uet_rtb_get(&pdc->rtb, psn)->fl & UET_RTB_DUE))
@@ -161,7 +161,7 @@ struct ini_news {
 };
 
 /* The PDC's entropy selection (cms/lb.h), set up at its first packet;
- * ROD keeps one path (§2). */
+ * ROD keeps one path (docs/choices.md §9.4). */
 static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
 {
 	const struct uet_fep_config *c = &pds->cfg;
@@ -196,8 +196,8 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 	       !(e->fl & (UET_RTB_ACKED | UET_RTB_SACKED));
 }
 
-/* The ACK for psn arrived: tell SES (reply NULL: cumulative, §5.4 step
- * 3). */
+/* The ACK for psn arrived: tell SES (reply NULL: cumulative,
+ * docs/choices.md §3.5 step 3). */
 /* e is newly known to have arrived: note what that says. */
 static void ini_news_add(struct uet_pdc *pdc,
 			 const struct uet_rtb_ent *e, uint32_t psn,
@@ -262,13 +262,13 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
 	return n;
 }
 
-/* One RTT sample per ACK. The packet that made the target ACK (ACK_PSN)
- * is the exact one: also when it was resent, if the ACK does not carry
- * RETX, since then the original made it (the ACK copies the flag from
- * the request that triggered it, §5.2) - this is how an RTO that fired
+/* One RTT sample per ACK. The packet that made the target ACK (ACK_PSN) is
+ * the exact one: also when it was resent, if the ACK does not carry RETX,
+ * since then the original made it (the ACK copies the flag from the request
+ * that triggered it, docs/choices.md §3.1) - this is how an RTO that fired
  * too early teaches the estimate. Otherwise the newest packet sent once
- * that this ACK newly covers. Returns that send time, or UET_TIME_NONE;
- * to be asked before the ACK is applied. */
+ * that this ACK newly covers. Returns that send time, or UET_TIME_NONE; to
+ * be asked before the ACK is applied. */
 static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
@@ -448,8 +448,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uet_time exact, rtt = UET_TIME_NONE;
 	unsigned n = 0;
 
-	/* §5.4 step 1: the PDC (by our id; the FA only, pds.h: Addresses),
-	 * its peer, the PSNs. */
+	/* docs/choices.md §3.5 step 1: the PDC (by our id; the FA only,
+	 * pds.h: Addresses), its peer, the PSNs. */
 	pdc = uet_pdc_find_id(pds, a->dpdcid);
 	/* spdcid 0 in the SYN phase: a refusal the target kept no PDC
 	 * for (nack.h); it answers, it names nothing. */
@@ -465,7 +465,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pds->st->drop_other++;
 		return UET_ERR_INVAL;
 	}
-	/* §9 Reads: at most Max_ACK_Data_Size rides in an ACK. */
+	/* docs/choices.md §3.4: at most Max_ACK_Data_Size rides in an
+	 * ACK. */
 	if (p->has_rsp && p->rsp.format != UET_NH_RSP &&
 	    p->payload_len > UET_ACK_DATA_MAX) {
 		pds->st->drop_other++;
@@ -481,7 +482,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	pds->st->acks_rx++;
 	if (pdc->state == UET_PDC_SYN && a->spdcid) {
-		/* §3.2: the first ACK names the target's PDC. */
+		/* docs/choices.md §3.5 step 7: the first ACK names the
+		 * target's PDC. */
 		pdc->rid = a->spdcid;
 		pdc->state = UET_PDC_EST;
 	}
@@ -534,7 +536,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (exact != UET_TIME_NONE && exact <= now) {
 		rtt = now - exact;
 		uet_rtt_sample(&pdc->rtt, rtt);
-		/* cms.md §3.1: the network's part, less the time the ACK
+		/* UE 1.0 §3.6.13.1: the network's part, less the time the ACK
 		 * was held at the target. */
 		if (h->type == UET_PDS_ACK_CC && a->cc_type == UET_CC_NSCC)
 			rtt = uet_ini_less_service(rtt, a->cc.service_time);
@@ -569,7 +571,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (n)
 		ini_wake_ccc(pds, pdc->ccc);
 
-	/* Step 6 (§6): CLEAR once every ACK up to the one asking arrived. */
+	/* docs/choices.md §3.5 step 6: CLEAR once every ACK up to the one
+	 * asking arrived. */
 	if (uet_psn_gt(rtb->clear_want, rtb->clear_sent) &&
 	    uet_psn_ge(rtb->base - 1, rtb->clear_want))
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CLEAR);
@@ -606,8 +609,8 @@ int uet_ini_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	switch (h->next_hdr) {
 	case UET_CTL_CLOSE_REQ:
-		/* §3.4: acknowledge, take no new message, CLOSE once
-		 * drained. */
+		/* docs/choices.md §2.4: acknowledge, take no new message,
+		 * CLOSE once drained. */
 		pdc->close_wanted = true;
 		pdc->cr_psn = h->ctrl.psn;
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_CRACK);
@@ -685,7 +688,7 @@ uet_time uet_ini_deadline(struct uet_pds *pds, struct uet_pdc *pdc)
 	return t;
 }
 
-/* §3.4: CLOSE CP with a fresh PSN and AR, tracked like data. */
+/* docs/choices.md §2.4: CLOSE CP with a fresh PSN and AR, tracked like data. */
 static void ini_close(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 {
 	struct uet_rtb_ent *e;
@@ -734,7 +737,8 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 				ent_due(pds, pdc, e, UET_RTB_DUE);
 				continue;
 			}
-			/* §7.1: bounded retries, then close in error. */
+			/* docs/choices.md §4.1: bounded retries, then close
+			 * in error. */
 			if (e->retx >= pds->cfg.max_retx) {
 				uet_pdc_fail(pds, pdc, 0);
 				return false;
@@ -818,8 +822,8 @@ bool uet_ini_can_send(struct uet_pds *pds, struct uet_pdc *pdc)
 	if ((pdc->state != UET_PDC_SYN && pdc->state != UET_PDC_EST) ||
 	    pdc->close_wanted)
 		return false;
-	/* §4: the window, the ring, the target's MP_RANGE from its CACK, and
-	 * the 12-bit psn_offset while in SYN. */
+	/* docs/choices.md §2.7: the window, the ring, the target's MP_RANGE
+	 * from its CACK, and the 12-bit psn_offset while in SYN. */
 	return uet_ccc_can_send(pdc->ccc, pdc->ref.initiator) && uet_rtb_used(rtb) <= rtb->mask &&
 	       uet_psn_lt(rtb->next, rtb->peer_cack + 1 + rtb->peer_range) &&
 	       (pdc->state != UET_PDC_SYN ||
@@ -867,7 +871,7 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	int hl, sl;
 
 	memset(&h, 0, sizeof(h));
-	/* §5.2: a resend asks for its ACK at once. */
+	/* docs/choices.md §3.1: a resend asks for its ACK at once. */
 	h.flags = resend ? UET_PDS_F_RETX | UET_PDS_F_AR : 0;
 	if (e->fl & UET_RTB_CLOSE) {
 		struct ini_cp cp = { .type = UET_CTL_CLOSE, .psn = psn,
@@ -901,12 +905,13 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.req.psn = psn;
 		h.req.spdcid = pdc->lid;
 		/* Cumulative CLEAR_PSN: every ACK up to base - 1 is in
-		 * (§6, REF). */
+		 * (docs/choices.md §3.3, as REF). */
 		h.req.clear_psn_offset =
 			(int16_t)(int32_t)(rtb->base - 1 - psn);
 		syn = pdc->state == UET_PDC_SYN;
 		if (syn) {
-			/* §3.2: the target derives Start_PSN from any SYN. */
+			/* docs/choices.md §2.3: the target derives
+			 * Start_PSN from any SYN. */
 			h.flags |= UET_PDS_F_SYN;
 			h.req.psn_offset = (uint16_t)(psn - rtb->start);
 		} else {
@@ -1014,7 +1019,8 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		pdc->ctl &= ~UET_PDC_CTL_CLEAR;
 		if (pdc->state != UET_PDC_EST && pdc->state != UET_PDC_CLOSING)
 			return 0;
-		/* §6, REF: psn 0, untracked, payload = CLEAR_PSN. */
+		/* docs/protocol.md §4.7, as REF: psn 0, untracked, payload =
+		 * CLEAR_PSN. */
 		cp.type = UET_CTL_CLEAR;
 		cp.payload = rtb->base - 1;
 		cp.ev = uet_pdc_entropy(pds, pdc);
@@ -1044,7 +1050,8 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 			uet_pdc_fail(pds, pdc, UET_NACK_UNEXP_EVENT);
 		return n < 0 ? 0 : n;
 	}
-	/* §7.1: SACKed but its ACK is missing: ask for the ACK. */
+	/* docs/choices.md §4.1: SACKed but its ACK is missing: ask for the
+	 * ACK. */
 	ent_undue(pdc, e);
 	memset(&cp, 0, sizeof(cp));
 	cp.type = UET_CTL_ACK_REQ;
@@ -1127,8 +1134,9 @@ void uet_ini_fail_all(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t code)
 }
 
 /* NACKs prove the peer alive, so the resends they ask for do not count
- * against max_retx (that bound is for silence, §7.1): a peer short of
- * buffers is retried, paced up to rto_max, for as long as it answers. */
+ * against max_retx (that bound is for silence, docs/choices.md §4.4): a
+ * peer short of buffers is retried, paced up to rto_max, for as long as it
+ * answers. */
 /* Resend e after base * 2^n (capped at rto_max) instead of now. */
 static void ini_pause_from(struct uet_pds *pds, struct uet_pdc *pdc,
 			   struct uet_rtb_ent *e, uet_time base, unsigned n,
@@ -1244,9 +1252,9 @@ bool uet_ini_rewind(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
 		ini_feed(pdc, e, UET_LB_LOSS, now);
 	}
-	/* §2: Go-Back-N from the first PSN the target lacks. A live peer
-	 * asked, and rewinds are bounded (expected only grows): no retry
-	 * is counted. */
+	/* docs/choices.md §4.3: Go-Back-N from the first PSN the target
+	 * lacks. A live peer asked, and rewinds are bounded (expected only
+	 * grows): no retry is counted. */
 	for (p = expected; p != rtb->next; p++) {
 		struct uet_rtb_ent *e = uet_rtb_get(rtb, p);
 

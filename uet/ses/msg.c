@@ -1,6 +1,6 @@
 /* Outgoing messages: post, segmentation into packets with the standard SES
  * header, message_id per PDC, completion once every packet is acknowledged
- * (ses-and-libfabric-mapping §6.2, §6.3), for every operation an
+ * (docs/choices.md §5.5), for every operation an
  * initiator starts: sends (eager or rendezvous), RMA writes and reads,
  * atomics.
  *
@@ -13,14 +13,14 @@
  *
  * Per type:
  * - WRITE: cut like a send; mem_key = rkey, buffer_offset = raddr, each
- *   packet lands at buffer_offset + message_offset (mapping §4.6);
+ *   packet lands at buffer_offset + message_offset (docs/choices.md §6.1);
  * - READ: request packets without payload; the first asks for
  *   UET_SES_READ_CHUNK bytes (the SOM request has no length field), each
  *   later one for as many full return packets as payload_length can name
  *   (read_chunk; the last for the rest); the data comes in
  *   the ACK (<= UET_ACK_DATA_MAX bytes) or in the return direction
  *   (uet_ses_rx_ret); complete when every request packet is acknowledged
- *   and every byte arrived (mapping §4.7);
+ *   and every byte arrived (docs/choices.md §6.2);
  * - atomics: one packet with the atomic or compare-and-swap extension,
  *   operands big-endian (amo.c); fetched values come in the ACK;
  * - rendezvous sends (rndv.c): one eager packet with the rendezvous
@@ -323,7 +323,7 @@ static int msg_fill(struct uet_ses *ses, struct uet_ses_msg *m,
 			return rc;
 		break;
 	default:
-		/* wire-format §5.1: a UUD datagram is a DATAGRAM_SEND */
+		/* docs/protocol.md §5.1: a UUD datagram is a DATAGRAM_SEND */
 		m->opcode = m->cl_mode == UET_CL_UUD ? UET_SES_DATAGRAM_SEND :
 						       UET_SES_SEND;
 		break;
@@ -587,7 +587,7 @@ static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 	memset(req, 0, sizeof(*req));
 	req->format = UET_NH_REQ_STD;
 	req->opcode = m->opcode;
-	/* We address job-relative (ses-and-libfabric-mapping §1.2). */
+	/* We address job-relative (docs/choices.md §1.4). */
 	req->flags = UET_SES_F_REL;
 	if (som)
 		req->flags |= UET_SES_F_SOM;
@@ -596,7 +596,8 @@ static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 	if (m->flags & UET_OPF_DELIVERY)
 		req->flags |= UET_SES_F_DC;
 	/* Flushed: the user's buffer is no longer ours to read; a resend
-	 * tells the target the message ended in error (mapping §4.9). */
+	 * tells the target the message ended in error (docs/choices.md
+	 * §5.6). */
 	if (m->reported && !m->internal)
 		req->flags |= UET_SES_F_IE;
 	req->message_id = m->msg_id;
@@ -755,7 +756,7 @@ void uet_ses_tx_acked(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	}
 	m->done++;
 	/* An SES error arrives as a response with an error return code
-	 * (mapping §6.1); the whole message then fails. */
+	 * (docs/choices.md §5.4); the whole message then fails. */
 	if (rsp && rsp->return_code != UET_RC_OK &&
 	    rsp->return_code != UET_RC_NULL)
 		uet_msg_fail(m, UET_ERR_REMOTE, rsp->return_code);

@@ -1,6 +1,6 @@
 /* uetsim: a fabric simulator that drives many real engine instances.
  *
- * The engine is sans-I/O (shared/design.md): packets in, packets out, time
+ * The engine is sans-I/O (docs/architecture.md §2): packets in, packets out, time
  * passed in. So one event-driven process can run a fep per host of a
  * modelled fabric: links with rate and propagation delay, switch output
  * queues with a buffer, RED-like ECN marking and trimming or tail drop
