@@ -75,7 +75,8 @@ struct uet_fep_config {
 	uint8_t cca;			/* enum uet_cca */
 	uint64_t link_bps;		/* this FEP's link rate, bits/s (BDP) */
 	uet_time base_rtt;		/* config_base_rtt: unloaded RTT of an
-					 * MTU packet over the longest path */
+					 * MTU packet over the longest path;
+					 * 0: unknown, NSCC probes it */
 	bool trimming;			/* the fabric trims instead of dropping */
 	uet_time rto_min;		/* first retransmission timeout */
 	uet_time rto_max;		/* backoff ceiling */
@@ -91,6 +92,10 @@ struct uet_fep_config {
 	 * RTO alone. */
 	bool loss_infer;
 	uet_time reorder_window;
+	/* The target's side (RUD): a hole that at least rcv_infer packets,
+	 * and more than the deepest reordering the PDC has seen, overtook
+	 * is NACKed RCVR_INFER_LOSS, once. 0: off. */
+	unsigned rcv_infer;
 	uet_time pdc_idle;		/* idle time before an initiator closes a PDC */
 	uet_time unreach_hold;		/* after a PDC to a peer failed for
 					 * silence, new sends to it fail at once

@@ -71,6 +71,17 @@ struct uet_nscc {
 	double alpha, fi, eta, fi_scale;
 	int64_t mtu;
 	int64_t min_wnd;		/* below one packet: paced */
+	/* Base-RTT probe (UE 1.0 §3.6.13.7), when the configuration gives
+	 * no base RTT: wanted, then out since probe_at. */
+	uint8_t probe;			/* enum uet_nscc_probe */
+	uint16_t probe_opaque;		/* the one out */
+	uet_time probe_at;
+};
+
+enum uet_nscc_probe {
+	UET_NSCC_PROBE_NONE,		/* base RTT known, or probed */
+	UET_NSCC_PROBE_WANT,		/* unknown: probe after an ACK */
+	UET_NSCC_PROBE_OUT,		/* sent (or about to be) */
 };
 
 /* RCCC sender state (UE 1.0 §3.6.14; rccc.c says what uet chose). Credit is
@@ -216,6 +227,14 @@ extern const struct uet_cc_ops uet_rccc_nscc_ops;	/* rccc.c: both */
 
 /* NSCC's pieces, for the combination in rccc.c. */
 void uet_nscc_init(struct uet_ccc *c, uet_time now);
+/* The base-RTT probe (nscc.c): due once an ACK came, unless the
+ * transfer is small; sent (its opaque value to echo); answered (false:
+ * not the probe out, ignore). */
+bool uet_nscc_probe_due(const struct uet_ccc *c);
+void uet_nscc_probe_queued(struct uet_ccc *c);
+uint16_t uet_nscc_probe_sent(struct uet_ccc *c, uet_time now);
+bool uet_nscc_probe_answer(struct uet_ccc *c, uint16_t opaque,
+			   uet_time service, uet_time now);
 bool uet_nscc_can_send(const struct uet_ccc *c);
 bool uet_nscc_ack_request(const struct uet_ccc *c, uint32_t bytes);
 void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,

@@ -561,3 +561,34 @@ Test(ccc, rccc_silence_waits_for_the_pacer)
 		     "a grant resets the doubling");
 	uet_ccc_table_fini(&tab);
 }
+
+/* The base-RTT probe (UE 1.0 §3.6.13.7): wanted only without a
+ * configured base RTT and for more than a BDP; only the answer to the
+ * probe out counts, less the service time, and it sets the base RTT
+ * up or down; once. */
+Test(ccc, nscc_probe_sets_base_rtt_once)
+{
+	struct uet_addr peer = { .af = UET_AF_INET, .ip = { 10, 0, 0, 2 },
+				 .port = 4793 };
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
+	uint16_t op;
+
+	cr_assert_not(uet_nscc_probe_due(c), "base RTT configured");
+	uet_ccc_table_fini(&tab);
+	cfg.base_rtt = 0;
+	cr_assert_eq(uet_ccc_table_init(&tab, &cfg, 4), 0);
+	c = uet_ccc_get(&tab, &peer, 1000);
+	uet_ccc_set_backlog(c, MTU, 1000);
+	cr_assert_not(uet_nscc_probe_due(c), "a small transfer");
+	uet_ccc_set_backlog(c, 4 * c->nscc.max_wnd, 1000);
+	cr_assert(uet_nscc_probe_due(c));
+	uet_nscc_probe_queued(c);
+	cr_assert_not(uet_nscc_probe_due(c), "one at a time");
+	op = uet_nscc_probe_sent(c, 10000);
+	cr_assert_not(uet_nscc_probe_answer(c, op + 1, 0, 40000));
+	cr_assert(uet_nscc_probe_answer(c, op, 1000, 10000 + 30 * UET_USEC));
+	cr_assert_eq(c->nscc.base_rtt, 30 * UET_USEC - 1000);
+	cr_assert_not(uet_nscc_probe_answer(c, op, 0, 50000), "once");
+	cr_assert_not(uet_nscc_probe_due(c));
+	uet_ccc_table_fini(&tab);
+}

@@ -78,6 +78,9 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 	s->min_wnd = c->mtu / NSCC_MIN_WND_DIV;
 	s->sub_cut_at = UET_TIME_NONE;
 	s->base_rtt = rtt;
+	s->probe = c->cfg->base_rtt ? UET_NSCC_PROBE_NONE :
+				      UET_NSCC_PROBE_WANT;
+	s->probe_at = UET_TIME_NONE;
 	s->max_wnd = nscc_max_wnd(c, rtt);
 	s->cwnd = s->max_wnd;
 	s->target_qdelay = c->cfg->trimming ?
@@ -380,6 +383,64 @@ void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
 	(void)sent_at;
 	s->bytes_ignored += bytes;
 	nscc_set(c, nscc_cut(s, bytes, now));
+}
+
+static bool nscc_runs(const struct uet_ccc *c)
+{
+	return c->ops == &uet_nscc_ops || c->ops == &uet_rccc_nscc_ops;
+}
+
+/* UE 1.0 §3.6.13.7: without a configured base RTT, one PROBE after the
+ * first ACK (a probe cannot open a PDC) gives a sample that no burst of
+ * ours queued behind; skipped while what is left is one BDP (at the
+ * reference RTT) or less: that transfer is over within two RTTs. Asked
+ * again at later ACKs while it stays small. */
+bool uet_nscc_probe_due(const struct uet_ccc *c)
+{
+	const struct uet_nscc *s = &c->nscc;
+
+	return nscc_runs(c) && s->probe == UET_NSCC_PROBE_WANT &&
+	       (double)(c->inflight + c->rccc.backlog) * 1.5 >
+	       (double)s->max_wnd;
+}
+
+void uet_nscc_probe_queued(struct uet_ccc *c)
+{
+	c->nscc.probe = UET_NSCC_PROBE_OUT;
+}
+
+uint16_t uet_nscc_probe_sent(struct uet_ccc *c, uet_time now)
+{
+	struct uet_nscc *s = &c->nscc;
+
+	s->probe = UET_NSCC_PROBE_OUT;
+	s->probe_at = now;
+	return ++s->probe_opaque;
+}
+
+/* The answer's RTT less the target's service time replaces the
+ * reference value, up or down; after it the base RTT only decreases.
+ * A probe lost stays lost: the data's samples still lower the guess. */
+bool uet_nscc_probe_answer(struct uet_ccc *c, uint16_t opaque,
+			   uet_time service, uet_time now)
+{
+	struct uet_nscc *s = &c->nscc;
+	uet_time rtt;
+
+	if (!nscc_runs(c) || s->probe != UET_NSCC_PROBE_OUT ||
+	    s->probe_at == UET_TIME_NONE || opaque != s->probe_opaque ||
+	    now < s->probe_at)
+		return false;
+	rtt = now - s->probe_at;
+	rtt = rtt > service ? rtt - service : 1;
+	s->probe = UET_NSCC_PROBE_NONE;
+	s->probe_at = UET_TIME_NONE;
+	s->base_rtt = rtt;
+	s->max_wnd = nscc_max_wnd(c, rtt);
+	if (s->cwnd > s->max_wnd)
+		nscc_set(c, s->max_wnd);
+	c->rtt_last = rtt;
+	return true;
 }
 
 /* CanSend (UE 1.0 §3.6.13); a window below a packet lets one go at a time

@@ -74,6 +74,7 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	cfg->ack_every = 16;
 	cfg->loss_infer = true;
 	cfg->reorder_window = 0;
+	cfg->rcv_infer = 8;
 	cfg->pdc_idle = 1 * UET_SEC;
 	/* Longer than a retry span (4.26 s): an application that retries
 	 * a dead peer at once learns without waiting it again. */

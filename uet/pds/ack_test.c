@@ -337,3 +337,56 @@ Test(ack, syn_ack_is_ack_cc_with_mpr)
 	cr_assert_eq(a->p.pds.ack.mpr, 8);
 	cr_assert_eq(a->p.pds.ack.sack_bitmap, 0);
 }
+
+/* ACK_CC's ooo_count (docs/choices.md §3.2): the PSNs that arrived
+ * above the first missing one. Packet 3 of 10 is lost once; every ACK
+ * until its resend names how many overtook it, none after. */
+static uint32_t ooo_lost;
+
+static bool drop_ooo_lost(const struct tlog *e)
+{
+	return e->node == 0 && t_is_req(e) && e->p.pds.req.psn == ooo_lost &&
+	       !(e->p.pds.flags & UET_PDS_F_RETX);
+}
+
+Test(ack, ooo_count_counts_what_overtook_the_hole)
+{
+	struct uet_mem_impair imp = { .rate = PACED_RATE };
+	struct uet_fep_config c = t_cfg();
+	struct t_pdc ids;
+	size_t i, n = 0;
+	bool filled = false;
+
+	c.ack_every = 1;
+	t_init(2, &c, NULL);
+	ids = t_establish_ids(0, 1);
+	t_impair(1, &imp);
+	ooo_lost = ids.next + 3;
+	T.drop = drop_ooo_lost;
+	t_send(0, 1, 10 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+		uint32_t k = t_ack_psn(e) - ids.next;
+
+		if (e->node == 0 && t_is_req(e) &&
+		    (e->p.pds.flags & UET_PDS_F_RETX))
+			filled = true;
+		if (e->node != 1 || !t_is_ack(e))
+			continue;
+		if (filled || k < 3) {
+			cr_assert_eq(e->p.pds.ack.cc.ooo_count, 0,
+				     "ACK of %u: ooo %u", k,
+				     e->p.pds.ack.cc.ooo_count);
+			continue;
+		}
+		cr_assert_eq(e->p.pds.type, UET_PDS_ACK_CC);
+		cr_assert_eq(e->p.pds.ack.cack_psn, ooo_lost - 1);
+		cr_assert_eq(e->p.pds.ack.cc.ooo_count, k - 3,
+			     "ACK of %u: ooo %u", k, e->p.pds.ack.cc.ooo_count);
+		n++;
+	}
+	cr_assert(filled, "the hole was resent");
+	cr_assert_eq(n, 6, "%zu ACKs above the hole", n);
+}

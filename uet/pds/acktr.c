@@ -46,22 +46,35 @@ static bool bit_get(const struct uet_acktr *a, uint32_t psn)
 	return a->bits[i / 64] >> (i % 64) & 1;
 }
 
-static void bit_set(struct uet_acktr *a, uint32_t psn, bool v)
+static void map_set(uint64_t *map, uint32_t psn, bool v)
 {
 	uint32_t i = psn & RANGE_MASK;
 	uint64_t m = 1ull << (i % 64);
 
 	if (v)
-		a->bits[i / 64] |= m;
+		map[i / 64] |= m;
 	else
-		a->bits[i / 64] &= ~m;
+		map[i / 64] &= ~m;
+}
+
+static void bit_set(struct uet_acktr *a, uint32_t psn, bool v)
+{
+	map_set(a->bits, psn, v);
+}
+
+static bool asked_get(const struct uet_acktr *a, uint32_t psn)
+{
+	uint32_t i = psn & RANGE_MASK;
+
+	return a->asked[i / 64] >> (i % 64) & 1;
 }
 
 void uet_acktr_init(struct uet_acktr *a, uint64_t *bits, uint32_t start)
 {
 	memset(a, 0, sizeof(*a));
-	memset(bits, 0, UET_ACKTR_WORDS * sizeof(*bits));
+	memset(bits, 0, UET_ACKTR_BUF_WORDS * sizeof(*bits));
 	a->bits = bits;
+	a->asked = bits + UET_ACKTR_WORDS;
 	a->start = start;
 	a->cack = a->max = a->clear = a->rod_nacked = start - 1;
 	a->ack_at = UET_TIME_NONE;
@@ -150,6 +163,7 @@ uint32_t uet_acktr_advance(struct uet_acktr *a)
 		if (a->gtd && a->gtd->psn == p && uet_psn_gt(p, a->clear))
 			break;
 		bit_set(a, p, false);
+		map_set(a->asked, p, false);
 		a->cack = p;
 		n++;
 	}
@@ -199,6 +213,61 @@ bool uet_acktr_holes(const struct uet_acktr *a)
 	return uet_psn_gt(a->max, a->cack);
 }
 
+uint16_t uet_acktr_ooo(const struct uet_acktr *a)
+{
+	uint32_t p = a->cack + 1, n = 0;
+
+	while (uet_psn_le(p, a->max) && bit_get(a, p))
+		p++;
+	for (; uet_psn_le(p, a->max); p++)
+		n += bit_get(a, p);
+	return n > UINT16_MAX ? UINT16_MAX : (uint16_t)n;
+}
+
+/* PSNs that arrived in (psn, max]. */
+static unsigned acktr_above(const struct uet_acktr *a, uint32_t psn)
+{
+	unsigned n = 0;
+
+	while (uet_psn_lt(psn, a->max))
+		n += bit_get(a, ++psn);
+	return n;
+}
+
+void uet_acktr_ask(struct uet_acktr *a, uint32_t psn)
+{
+	if (uet_psn_gt(psn, a->cack) &&
+	    uet_psn_le(psn, a->cack + UET_ACKTR_RANGE))
+		map_set(a->asked, psn, true);
+}
+
+void uet_acktr_reordered(struct uet_acktr *a, uint32_t psn)
+{
+	unsigned d = acktr_above(a, psn);
+
+	if (d > a->reorder)
+		a->reorder = d;
+}
+
+bool uet_acktr_infer(struct uet_acktr *a, unsigned min_pkts, uint32_t *psn)
+{
+	unsigned need = a->reorder >= min_pkts ? a->reorder + 1 : min_pkts;
+	uint32_t p;
+
+	/* The lowest hole has the most above it: if it is short of the
+	 * threshold, so are the others. */
+	for (p = a->cack + 1; uet_psn_lt(p, a->max); p++) {
+		if (bit_get(a, p) || asked_get(a, p))
+			continue;
+		if (acktr_above(a, p) < need)
+			return false;
+		map_set(a->asked, p, true);
+		*psn = p;
+		return true;
+	}
+	return false;
+}
+
 uint64_t uet_acktr_sack(const struct uet_acktr *a, unsigned *gaps)
 {
 	uint64_t map = 0;
@@ -223,7 +292,7 @@ void uet_acktr_close(struct uet_acktr *a, struct uet_gtd_pool *pool,
 		     uint32_t psn)
 {
 	uet_acktr_release(a, pool);
-	memset(a->bits, 0, UET_ACKTR_WORDS * sizeof(*a->bits));
+	memset(a->bits, 0, UET_ACKTR_BUF_WORDS * sizeof(*a->bits));
 	if (uet_psn_lt(psn, a->cack))
 		psn = a->cack;
 	a->cack = a->max = a->clear = psn;

@@ -24,6 +24,8 @@
 #define UET_ACKTR_RANGE		1024u
 #define UET_ACKTR_MPR_UNIT	128u
 #define UET_ACKTR_WORDS		(UET_ACKTR_RANGE / 64)
+/* A PDC's buffer: the received bits, then the asked-for ones. */
+#define UET_ACKTR_BUF_WORDS	(2 * UET_ACKTR_WORDS)
 
 /* A guaranteed-delivery SES response kept for resending (docs/choices.md
  * §3.3), with the data it carries (a small read result, a fetched atomic
@@ -54,6 +56,8 @@ enum uet_acktr_class {
 
 struct uet_acktr {
 	uint64_t *bits;		/* UET_ACKTR_WORDS words */
+	uint64_t *asked;	/* holes NACKed (trimmed, inferred lost) */
+	unsigned reorder;	/* deepest overtaking of a first copy seen */
 	uint32_t start;		/* Start_PSN */
 	uint32_t cack;
 	uint32_t max;		/* highest PSN received (if above cack) */
@@ -72,12 +76,15 @@ struct uet_acktr {
 	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
 	uet_time ack_rx_at;	/* when ack_psn arrived (service time) */
 	uint64_t rcvd_bytes;	/* nominal bytes of new data (UE 1.0 §3.6.13.9) */
+	uint16_t probe_opaque;	/* the PROBE to answer (flag P) */
+	uet_time probe_rx_at;	/* ... and when it came (service time) */
 	uint64_t rcvd_heard;	/* ... when the pacer last heard (rcp.c) */
 };
 
 int uet_acktr_pool_init(struct uet_gtd_pool *pool, unsigned n);
 void uet_acktr_pool_fini(struct uet_gtd_pool *pool);
 
+/* bits: UET_ACKTR_BUF_WORDS words. */
 void uet_acktr_init(struct uet_acktr *a, uint64_t *bits, uint32_t start);
 /* Return every kept response to the pool. */
 void uet_acktr_release(struct uet_acktr *a, struct uet_gtd_pool *pool);
@@ -116,6 +123,20 @@ struct uet_gtd *uet_acktr_keep(struct uet_acktr *a, struct uet_gtd_pool *pool,
 struct uet_gtd *uet_acktr_gtd(const struct uet_acktr *a, uint32_t psn);
 /* True when a PSN above CACK arrived: the ACK then carries a SACK. */
 bool uet_acktr_holes(const struct uet_acktr *a);
+/* ACK_CC's ooo_count: the PSNs that arrived above the first one missing
+ * (none missing: 0), saturating; what the UEC simulator's receiver
+ * counts (docs/choices.md §3.2). */
+uint16_t uet_acktr_ooo(const struct uet_acktr *a);
+/* The target NACKed psn as missing (trimmed, or inferred lost): it is
+ * not inferred lost again. */
+void uet_acktr_ask(struct uet_acktr *a, uint32_t psn);
+/* A first copy (not a resend) filled the hole at psn: the PSNs above it
+ * measure how far the fabric reorders. */
+void uet_acktr_reordered(struct uet_acktr *a, uint32_t psn);
+/* Receiver-inferred loss (docs/choices.md §4.2): the lowest hole not
+ * asked for yet, when at least min_pkts, and more than the deepest
+ * reordering seen, arrived above it; marks it asked. */
+bool uet_acktr_infer(struct uet_acktr *a, unsigned min_pkts, uint32_t *psn);
 /* SACK bitmap from base cack + 1 (bit i <-> PSN cack + 1 + i); *gaps gets
  * the PSNs missing below the highest one reported. */
 uint64_t uet_acktr_sack(const struct uet_acktr *a, unsigned *gaps);

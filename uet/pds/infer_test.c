@@ -148,9 +148,13 @@ Test(infer, off_leaves_it_to_the_rto)
 
 /* Time to move len bytes 0 -> 1 under loss (ppm both ways), and the
  * resends by cause. */
+static unsigned lossy_rcv_infer;	/* cfg.rcv_infer of lossy_run */
+
 static uet_time lossy_run(uint32_t ppm, size_t len, struct uet_fep_stats *st)
 {
 	struct uet_fep_config c = infer_cfg();
+
+	c.rcv_infer = lossy_rcv_infer;
 	struct uet_mem_impair imp = { .delay = HOP, .drop_ppm = ppm };
 	uet_time t0;
 
@@ -190,6 +194,227 @@ Test(infer, five_percent_loss_mostly_inferred)
 	cr_assert_gt(inferred, 4 * lossy.retx_rto,
 		     "rto %lu of %lu resends", (unsigned long)lossy.retx_rto,
 		     (unsigned long)(inferred + lossy.retx_rto));
+	cr_assert_lt(t_lossy, 5 * t_clean, "%lu ns vs %lu ns clean",
+		     (unsigned long)t_lossy, (unsigned long)t_clean);
+}
+
+/* Receiver-inferred loss (docs/choices.md §4.2): the target NACKs a hole
+ * RCVR_INFER_LOSS once rcv_infer packets overtook it, once per hole. */
+#define RCV_INFER	8
+
+/* NACKs RCVR_INFER_LOSS node 1 sent, and the last one's PSN. */
+static size_t rcv_nacks(uint32_t *psn)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node != 1 || e->p.pds.type != UET_PDS_NACK ||
+		    e->p.pds.nack.code != UET_NACK_RCVR_INFER_LOSS)
+			continue;
+		*psn = e->p.pds.nack.psn;
+		n++;
+	}
+	return n;
+}
+
+/* A drop in a run of 20: the NACK comes when the 8th packet after the
+ * hole arrives, sooner than RACK's reorder window, long before the
+ * tail probe or the RTO. */
+Test(infer, rcv_nack_resends_a_hole_before_rack_and_rto)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .drop_mask = 1u << 3 };
+	const struct tlog *r;
+	uint32_t p0, psn = 0;
+	uet_time t0;
+
+	c.rcv_infer = RCV_INFER;
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t0 = T.h.now;
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
+	cr_assert_eq(rcv_nacks(&psn), 1);
+	cr_assert_eq(psn, p0 + 3);
+	r = first_resend();
+	cr_assert_not_null(r);
+	cr_assert_eq(r->p.pds.req.psn, p0 + 3);
+	cr_assert_lt(r->t - t0, 2 * HOP + 10 * UET_USEC,
+		     "resent %lu ns after the send", (unsigned long)(r->t - t0));
+	cr_assert_eq(t_reqs(0), 21);
+	cr_assert_eq(t_stats(0).retx_nack, 1);
+	cr_assert_eq(t_stats(0).retx_sack + t_stats(0).retx_tlp +
+		     t_stats(0).retx_rto, 0);
+	cr_assert_eq(T.nerr[0], 0);
+}
+
+/* 184-byte packets (12 PDS + 44 SES + 128) arrive 10 us apart. */
+#define PACED_RATE	(184u * 100000u)
+
+/* One packet late by lateness, at 10 us a packet: the RTO alone
+ * resends (no RACK, no probe), so every resend is the target's doing. */
+static void rcv_reorder_run(uet_time lateness)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .rate = PACED_RATE,
+				      .reorder_mask = 1u << 5,
+				      .reorder_delay = lateness };
+
+	c.loss_infer = false;
+	c.rcv_infer = RCV_INFER;
+	infer_init(&c);
+	t_impair(1, &imp);	/* what arrives at node 1: the data */
+	t_send(0, 1, 40 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+}
+
+/* Overtaken by 7 packets: within the threshold, nothing happens. */
+Test(infer, rcv_reordering_below_the_threshold_nacks_nothing)
+{
+	uint32_t psn;
+
+	rcv_reorder_run(75 * UET_USEC);
+	cr_assert_eq(rcv_nacks(&psn), 0);
+	cr_assert_null(first_resend(), "a late packet was taken for lost");
+	cr_assert_eq(t_stats(1).dup_rx, 0);
+}
+
+/* Overtaken by 8: one NACK, one resend, a harmless duplicate. */
+Test(infer, rcv_reordering_at_the_threshold_nacks_once)
+{
+	uint32_t psn = 0;
+
+	rcv_reorder_run(85 * UET_USEC);
+	cr_assert_eq(rcv_nacks(&psn), 1);
+	cr_assert_eq(psn, t_nth(0, UET_PDS_RUD_REQ, 5)->p.pds.req.psn);
+	cr_assert_eq(t_stats(0).retx_nack, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+	cr_assert_eq(t_stats(1).dup_rx, 1);
+}
+
+/* The packet that arrives late (not resent) teaches the target how far
+ * this fabric reorders: a second packet as late is waited for. */
+Test(infer, rcv_learns_the_reordering)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .rate = PACED_RATE,
+				      .reorder_mask = 1ull << 5 | 1ull << 45,
+				      .reorder_delay = 95 * UET_USEC };
+	uint32_t psn = 0;
+
+	c.loss_infer = false;
+	c.rcv_infer = RCV_INFER;
+	c.rto_min = 100 * UET_MSEC;	/* the late first copy wins */
+	infer_init(&c);
+	t_impair(1, &imp);
+	t_send(0, 1, 60 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(rcv_nacks(&psn), 1, "only the first late packet");
+	cr_assert_eq(psn, t_nth(0, UET_PDS_RUD_REQ, 5)->p.pds.req.psn);
+}
+
+static unsigned rcv_lost_copies;
+
+/* The first two copies of the 4th request of the message are lost. */
+static bool drop_twice(const struct tlog *e)
+{
+	static uint32_t psn;
+
+	if (e->node != 0 || !t_is_req(e) || rcv_lost_copies >= 2)
+		return false;
+	if (!rcv_lost_copies && t_reqs(0) == 4)
+		psn = e->p.pds.req.psn;
+	else if (!rcv_lost_copies || e->p.pds.req.psn != psn)
+		return false;
+	rcv_lost_copies++;
+	return true;
+}
+
+/* The resend the NACK asked for is lost too: no second NACK for the
+ * same hole, the RTO resends it. */
+Test(infer, rcv_one_nack_per_hole)
+{
+	struct uet_fep_config c = infer_cfg();
+	uint32_t psn = 0;
+
+	c.loss_infer = false;
+	c.rcv_infer = RCV_INFER;
+	infer_init(&c);
+	rcv_lost_copies = 0;
+	T.drop = drop_twice;
+	t_send(0, 1, 30 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(rcv_lost_copies, 2);
+	cr_assert_eq(rcv_nacks(&psn), 1);
+	cr_assert_eq(t_stats(0).retx_nack, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 1);
+}
+
+/* A trimmed packet was NACKed TRIMMED: not inferred lost as well. */
+Test(infer, rcv_no_nack_for_a_trimmed_hole)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .trim_mask = 1u << 3 };
+	uint32_t psn;
+
+	c.loss_infer = false;
+	c.rcv_infer = RCV_INFER;
+	infer_init(&c);
+	t_impair(1, &imp);
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_count(1, UET_PDS_NACK, 0), 1, "the TRIMMED NACK");
+	cr_assert_eq(rcv_nacks(&psn), 0);
+	cr_assert_eq(t_stats(0).retx_nack, 1);
+}
+
+/* ROD has ROD_OOO for its holes. */
+Test(infer, rcv_not_in_rod)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .drop_mask = 1u << 3 };
+	uint32_t psn;
+
+	c.rod = true;
+	c.rcv_infer = RCV_INFER;
+	infer_init(&c);
+	t_impair(1, &imp);
+	t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(rcv_nacks(&psn), 0);
+}
+
+/* The same with the target's inference on: its NACKs take a share of
+ * the resends, and the bounds hold. */
+Test(infer, five_percent_loss_with_rcv_infer)
+{
+	struct uet_fep_stats clean, lossy;
+	size_t len = 600 * T_SEG;
+	uet_time t_clean, t_lossy;
+	uint64_t inferred;
+
+	lossy_rcv_infer = RCV_INFER;
+	t_clean = lossy_run(0, len, &clean);
+	t_lossy = lossy_run(50000, len, &lossy);
+	inferred = lossy.retx_sack + lossy.retx_tlp + lossy.retx_nack;
+	cr_log_info("5%% loss, rcv_infer: %lu ns vs %lu ns clean; resends "
+		    "rto %lu sack %lu tlp %lu nack %lu",
+		    (unsigned long)t_lossy, (unsigned long)t_clean,
+		    (unsigned long)lossy.retx_rto,
+		    (unsigned long)lossy.retx_sack,
+		    (unsigned long)lossy.retx_tlp,
+		    (unsigned long)lossy.retx_nack);
+	cr_assert_gt(lossy.retx_nack, 0);
+	cr_assert_gt(inferred, 4 * lossy.retx_rto);
 	cr_assert_lt(t_lossy, 5 * t_clean, "%lu ns vs %lu ns clean",
 		     (unsigned long)t_lossy, (unsigned long)t_clean);
 }

@@ -461,9 +461,21 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		return UET_ERR_INVAL;
 	}
 	if (h->flags & UET_PDS_F_P) {
-		/* We send no PROBE: nothing this could answer. */
-		pds->st->drop_other++;
-		return UET_ERR_INVAL;
+		/* The answer to NSCC's base-RTT PROBE (its PSNs mean
+		 * nothing); anything else it could answer we never sent. */
+		uet_time held = h->type == UET_PDS_ACK_CC &&
+				a->cc_type == UET_CC_NSCC ?
+				(uet_time)a->cc.service_time *
+				UET_CCC_SERVICE_NS : 0;
+
+		if (!uet_nscc_probe_answer(pdc->ccc, a->probe_opaque, held,
+					   now)) {
+			pds->st->drop_other++;
+			return UET_ERR_INVAL;
+		}
+		pds->st->acks_rx++;
+		uet_ini_heard(pdc, now);
+		return 0;
 	}
 	/* docs/choices.md §3.4: at most Max_ACK_Data_Size rides in an
 	 * ACK. */
@@ -556,6 +568,12 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		}
 
 		uet_ccc_on_ack(pdc->ccc, &ev);
+		/* UE 1.0 §3.6.13.7: a PROBE once the PDC exists. */
+		if (pdc->ref.initiator && pdc->state == UET_PDC_EST &&
+		    uet_nscc_probe_due(pdc->ccc)) {
+			uet_nscc_probe_queued(pdc->ccc);
+			uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_RTT_PROBE);
+		}
 	}
 	/* Any ACK ends a tail probe; what it proves arrived may prove
 	 * older packets lost. */
@@ -837,6 +855,7 @@ struct ini_cp {
 	uint8_t flags;			/* UET_PDS_F_* */
 	uint32_t psn, payload;
 	uint16_t ev;			/* entropy */
+	uint16_t opaque;		/* PROBE: echoed in the answer */
 };
 
 static ssize_t ini_cp_emit(struct uet_pds *pds, struct uet_pdc *pdc,
@@ -850,6 +869,7 @@ static ssize_t ini_cp_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	h.next_hdr = cp->type;
 	h.flags = cp->flags;
 	h.ctrl.psn = cp->psn;
+	h.ctrl.probe_opaque = cp->opaque;
 	h.ctrl.spdcid = pdc->lid;
 	h.ctrl.dpdcid = pdc->rid;
 	h.ctrl.payload = cp->payload;
@@ -1002,6 +1022,22 @@ ssize_t uet_ini_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 			uet_lb_feed(lb, lb->probe_ev, UET_LB_TIMEOUT, now);
 		lb->probe_ev = uet_lb_resend(lb, lb->probe_ev, now);
 		cp.ev = lb->probe_ev;
+		return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
+	}
+	if (pdc->ctl & UET_PDC_CTL_RTT_PROBE) {
+		pdc->ctl &= ~UET_PDC_CTL_RTT_PROBE;
+		if (pdc->state != UET_PDC_EST) {
+			pdc->ccc->nscc.probe = UET_NSCC_PROBE_WANT;
+			return 0;
+		}
+		/* Untracked; psn = the last one acknowledged, so that a
+		 * target that refuses PROBEs (NACK) names nothing in
+		 * flight; payload = the SACK base (wire-format PROBE). */
+		cp.type = UET_CTL_PROBE;
+		cp.psn = rtb->base - 1;
+		cp.payload = rtb->base;
+		cp.opaque = uet_nscc_probe_sent(pdc->ccc, now);
+		cp.ev = uet_pdc_entropy(pds, pdc);
 		return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 	}
 	if (pdc->ctl & UET_PDC_CTL_CRACK) {
@@ -1196,9 +1232,15 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 
 	if (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED | UET_RTB_DUE))
 		return true;
-	if (e->fl & UET_RTB_FLIGHT)
+	/* The target inferred a loss (docs/choices.md §4.2): the same news
+	 * as a loss RACK infers, told the same way. */
+	if ((e->fl & UET_RTB_FLIGHT) && code == UET_NACK_RCVR_INFER_LOSS) {
+		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
+		ini_feed(pdc, e, UET_LB_LOSS, now);
+	} else if (e->fl & UET_RTB_FLIGHT) {
 		pdc->ccc->ops->on_nack(pdc->ccc, e->size, ini_nack_why(code),
 				       ecn, UET_TIME_NONE, now);
+	}
 	/* Trimmed on the way: that path is congested (not at the last
 	 * hop, which every path shares). */
 	if (ini_nack_why(code) == UET_CC_NACK_TRIM)

@@ -59,7 +59,7 @@ int uet_pdc_pool_init(struct uet_pds *pds)
 	pds->peer_hash = uet_calloc(buckets, sizeof(*pds->peer_hash));
 	pds->rtb_ents = uet_calloc((size_t)n * pds->rtb_cap,
 			       sizeof(*pds->rtb_ents));
-	pds->rx_bits = uet_calloc((size_t)n * UET_ACKTR_WORDS,
+	pds->rx_bits = uet_calloc((size_t)n * UET_ACKTR_BUF_WORDS,
 			      sizeof(*pds->rx_bits));
 	pds->waiting = uet_calloc(n, sizeof(*pds->waiting));
 	pds->unreach = uet_calloc(UNREACH_MAX, sizeof(*pds->unreach));
@@ -200,7 +200,7 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 		     pds->rtb_cap, start);
 	/* Until an ACK_CC says otherwise, assume the smallest MP_RANGE. */
 	pdc->rtb.peer_range = UET_ACKTR_MPR_UNIT;
-	uet_acktr_init(&pdc->rx, &pds->rx_bits[slot * UET_ACKTR_WORDS], start);
+	uet_acktr_init(&pdc->rx, &pds->rx_bits[slot * UET_ACKTR_BUF_WORDS], start);
 	pdc->ccc = uet_ccc_get(&pds->cccs, peer, now);
 	assert(pdc->ccc);	/* as many contexts as PDCs */
 	uet_list_add_tail(&pdc->ccc->pdcs, &pdc->ccc_link);
@@ -427,7 +427,8 @@ void uet_pdc_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	uet_pdc_rearm(pds, pdc);
 }
 
-void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t bits)
+void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
+		      uint16_t bits)
 {
 	pdc->ctl |= bits;
 	if (!uet_list_linked(&pdc->ctl_link))

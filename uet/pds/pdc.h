@@ -46,13 +46,15 @@ enum uet_pdc_state {
 #define UET_PDC_CTL_PROBE	0x10	/* initiator: is the target alive? */
 #define UET_PDC_CTL_CREDIT	0x20	/* target: a CREDIT CP (rcp.c) */
 #define UET_PDC_CTL_CREDIT_REQ	0x40	/* initiator: a CREDIT_REQUEST CP */
+#define UET_PDC_CTL_RTT_PROBE	0x80	/* initiator: NSCC's base-RTT PROBE */
+#define UET_PDC_CTL_PROBE_ACK	0x100	/* target: answer a PROBE (flag P) */
 
 struct uet_pdc {
 	struct uet_pdc_ref ref;		/* what SES sees; ref.id = lid */
 	uint16_t lid;			/* our PDCID */
 	uint16_t rid;			/* the peer's (0 until known) */
 	uint8_t state;			/* enum uet_pdc_state */
-	uint8_t ctl;			/* UET_PDC_CTL_* */
+	uint16_t ctl;			/* UET_PDC_CTL_* */
 	bool rod;
 	bool ses_open;			/* SES heard open, not yet closed */
 	bool tx_want;			/* SES said it has packets for us */
@@ -155,7 +157,8 @@ void uet_pdc_rearm(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_pdc_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
 
 /* Queue control work (bits UET_PDC_CTL_*), a resend, or new packets. */
-void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc, uint8_t bits);
+void uet_pdc_want_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
+		      uint16_t bits);
 void uet_pdc_want_retx(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_pdc_want_tx(struct uet_pds *pds, struct uet_pdc *pdc);
 

@@ -58,6 +58,10 @@
  *   flight resends its newest after 2 SRTT + ack_delay (tail probe), so
  *   that the answer's SACK shows the holes. Both count as NACKs do (a
  *   live peer), and the CCC hears of each inferred loss, not of probes.
+ *   The target (cfg.rcv_infer, RUD) NACKs RCVR_INFER_LOSS a hole that
+ *   that many packets, and more than the PDC's deepest reordering,
+ *   overtook; once per hole, never one it NACKed TRIMMED
+ *   (docs/choices.md §4.2).
  * - ROD: Go-Back-N. The target hands SES only the next PSN; anything
  *   ahead is dropped, and NACKed ROD_OOO (payload = expected PSN) once per
  *   expected PSN; the initiator rewinds once per expected PSN.

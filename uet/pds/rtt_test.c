@@ -202,3 +202,77 @@ Test(rtt, dead_peer_fails_in_bounded_time_after_learning_a_long_rtt)
 		      (unsigned long)((T.last_at[0] - t0) / UET_MSEC));
 	cr_assert_eq(uet_fep_next_timeout(T.h.node[0].fep), UET_TIME_NONE);
 }
+
+/* NSCC's base-RTT probe (UE 1.0 §3.6.13.7, uet/cms/README.md): without
+ * a configured base RTT, one PROBE after the first ACK; its answer (flag
+ * P, the opaque value echoed) sets the base RTT, here 2 hops, above the
+ * reference value that NSCC starts from and that data samples, which
+ * only lower it, could never raise. */
+#define PROBE_HOP	(10 * UET_USEC)
+
+static uet_time probe_run(uet_time base_rtt, size_t len, size_t *probes,
+			  size_t *answers)
+{
+	struct uet_fep_config c = t_cfg();
+	struct uet_mem_impair imp = { .delay = PROBE_HOP };
+	struct uet_cc_info cc[2];
+	uint16_t opaque = 0;
+	size_t i;
+
+	c.cca = UET_CCA_NSCC;
+	c.base_rtt = base_rtt;
+	c.link_bps = 8000000000ull;	/* BDP at 12 us: 12 kB */
+	t_init(2, &c, NULL);
+	t_impair(0, &imp);
+	t_impair(1, &imp);
+	t_send(0, 1, len);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	*probes = *answers = 0;
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node == 0 && e->p.pds.type == UET_PDS_CTRL &&
+		    e->p.pds.next_hdr == UET_CTL_PROBE) {
+			opaque = e->p.pds.ctrl.probe_opaque;
+			(*probes)++;
+		}
+		if (e->node == 1 && t_is_ack(e) &&
+		    (e->p.pds.flags & UET_PDS_F_P)) {
+			cr_assert_eq(e->p.pds.ack.probe_opaque, opaque);
+			(*answers)++;
+		}
+	}
+	cr_assert_eq(uet_fep_cc_info(T.h.node[0].fep, cc, 2), 1);
+	cr_assert_eq(T.nerr[0] + T.nerr[1], 0);
+	return cc[0].base_rtt;
+}
+
+Test(rtt, nscc_probe_sets_the_base_rtt)
+{
+	size_t probes, answers;
+	uet_time b = probe_run(0, 64 << 10, &probes, &answers);
+
+	cr_assert_eq(probes, 1);
+	cr_assert_eq(answers, 1);
+	cr_assert(b >= 2 * PROBE_HOP && b < 2 * PROBE_HOP + UET_USEC,
+		  "base rtt %lu ns", (unsigned long)b);
+}
+
+Test(rtt, nscc_no_probe_for_a_small_transfer)
+{
+	size_t probes, answers;
+	uet_time b = probe_run(0, 4 << 10, &probes, &answers);
+
+	cr_assert_eq(probes, 0);
+	cr_assert_eq(b, 12 * UET_USEC, "the reference, untouched");
+}
+
+Test(rtt, nscc_no_probe_with_a_configured_base_rtt)
+{
+	size_t probes, answers;
+	uet_time b = probe_run(30 * UET_USEC, 64 << 10, &probes, &answers);
+
+	cr_assert_eq(probes, 0);
+	cr_assert_eq(b, 2 * PROBE_HOP, "lowered by the data's samples");
+}

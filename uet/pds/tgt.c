@@ -80,6 +80,24 @@ static void tgt_nack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		       pdc ? pdc->lid : 0, h->req.spdcid, h->flags, payload);
 }
 
+/* docs/choices.md §4.2: one hole at most per packet that arrives, each
+ * hole once, never in ROD (which has ROD_OOO). The NACK carries neither
+ * RETX (a resend already out makes it stale at the initiator) nor M (the
+ * ACK reports the packet's mark). */
+static void tgt_infer(struct uet_pds *pds, const struct uet_pkt_info *pi,
+		      struct uet_pdc *pdc)
+{
+	struct uet_pkt_info npi = *pi;
+	uint32_t lost;
+
+	if (!pds->cfg.rcv_infer || pdc->rod ||
+	    !uet_acktr_infer(&pdc->rx, pds->cfg.rcv_infer, &lost))
+		return;
+	npi.ecn = UET_ECN_NOT_ECT;
+	uet_nack_queue(pds, &npi, &pdc->ref.peer, UET_NACK_RCVR_INFER_LOSS,
+		       lost, pdc->lid, pdc->rid, 0, 0);
+}
+
 /* Find the PDC of a request: by {peer, SPDCID} and Start_PSN for SYN
  * (creating it; a SYN leaves from the initiator's home port), by DPDCID and
  * the peer's FA otherwise (docs/choices.md §2.1, pds.h: Addresses). NULL
@@ -376,6 +394,9 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	filled = uet_acktr_mark(rx, psn);
 	uet_acktr_received(rx, UET_CCC_NOMINAL(p->hdr_len + p->payload_len));
 	rx->unacked++;
+	if (filled && !(h->flags & UET_PDS_F_RETX))
+		uet_acktr_reordered(rx, psn);
+	tgt_infer(pds, pi, pdc);
 	if (!ret && reply.gtd) {
 		/* docs/choices.md §3.3: keep it (before CACK may move), ACK
 		 * at once with REQ=CLEAR. */
@@ -407,7 +428,7 @@ int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		       const struct uet_pds_hdr *h, uet_time now)
 {
 	const struct uet_pds_req *r = &h->req;
-	const struct uet_pdc *pdc;
+	struct uet_pdc *pdc;
 
 	(void)now;
 	pdc = h->flags & UET_PDS_F_SYN ?
@@ -421,6 +442,9 @@ int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	 * once (of either direction: return data reaches an initiator
 	 * PDC). */
 	tgt_nack(pds, pi, h, pdc, UET_NACK_TRIMMED, 0);
+	/* Asked for: not to be inferred lost as well. */
+	if (pdc)
+		uet_acktr_ask(&pdc->rx, r->psn);
 	return 0;
 }
 
@@ -495,6 +519,15 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		}
 		tgt_ack(pds, pdc, c->psn, NULL, aflags, pi->entropy, true, now);
 		break;
+	case UET_CTL_PROBE:
+		/* UE 1.0 §3.6.13.7: an ACK_CC with flag P echoing the
+		 * opaque value, with our CACK and SACK state. */
+		if (pdc->state == UET_PDC_CLOSED)
+			goto unexpected;
+		rx->probe_opaque = c->probe_opaque;
+		rx->probe_rx_at = now;
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_PROBE_ACK);
+		break;
 	case UET_CTL_CREDIT_REQ:
 		/* A sender short of credit: what it wants, and an answer
 		 * even if nothing new is granted (a CREDIT got lost). */
@@ -505,7 +538,7 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		break;
 	default:
 unexpected:
-		/* PROBE, CREDIT, NOOP, CLOSE_REQ: not supported here. */
+		/* CREDIT, NOOP, CLOSE_REQ: not supported here. */
 		uet_nack_queue(pds, pi, &pdc->ref.peer, UET_NACK_UNEXP_EVENT,
 			       c->psn, pdc->lid, c->spdcid, h->flags, 0);
 		pds->st->drop_other++;
@@ -623,6 +656,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 			h.ack.cc.service_time = tgt_service(now -
 							    rx->ack_rx_at);
 		h.ack.cc.rcvd_bytes = uet_acktr_rcvd_q(rx);
+		h.ack.cc.ooo_count = uet_acktr_ooo(rx);
 		/* RCCC: the marks echoed steer the grant rate (rcp.h) */
 		uet_rcp_heard(pds, rx, h.flags & UET_PDS_F_M);
 	}
@@ -634,6 +668,41 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		if (h.type == UET_PDS_ACK_CC)
 			rx->mpr_told = true;
 	}
+	return n;
+}
+
+/* The answer to a PROBE: ACK_CC with flag P, probe_opaque where
+ * ack_psn_offset would be (the PSN means nothing), CACK and SACK as
+ * now, the time held as service time. */
+static ssize_t tgt_emit_probe_ack(struct uet_pds *pds, struct uet_pdc *pdc,
+				  struct uet_pkt_info *pi, uint8_t *buf,
+				  size_t cap, uet_time now)
+{
+	struct uet_acktr *rx = &pdc->rx;
+	struct uet_pds_hdr h;
+	unsigned gaps = 0;
+	ssize_t n;
+
+	memset(&h, 0, sizeof(h));
+	h.type = UET_PDS_ACK_CC;
+	h.next_hdr = UET_NH_NONE;
+	h.flags = UET_PDS_F_P;
+	h.ack.probe_opaque = rx->probe_opaque;
+	h.ack.cack_psn = rx->cack;
+	h.ack.spdcid = pdc->lid;
+	h.ack.dpdcid = pdc->rid;
+	h.ack.cc_type = UET_CC_NSCC;
+	h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
+	h.ack.sack_psn_offset = 1;
+	h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
+	if (rx->probe_rx_at <= now)
+		h.ack.cc.service_time = tgt_service(now - rx->probe_rx_at);
+	h.ack.cc.rcvd_bytes = uet_acktr_rcvd_q(rx);
+	h.ack.cc.ooo_count = uet_acktr_ooo(rx);
+	n = uet_pds_emit(pds, pi, &pdc->ref.peer, uet_pdc_entropy(pds, pdc),
+			 &h, NULL, buf, cap, now);
+	if (n > 0)
+		pds->st->acks_tx++;
 	return n;
 }
 
@@ -660,6 +729,10 @@ ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		return uet_pds_emit(pds, pi, &pdc->ref.peer,
 				    uet_pdc_entropy(pds, pdc), &h, NULL, buf,
 				    cap, now);
+	}
+	if (pdc->ctl & UET_PDC_CTL_PROBE_ACK) {
+		pdc->ctl &= ~UET_PDC_CTL_PROBE_ACK;
+		return tgt_emit_probe_ack(pds, pdc, pi, buf, cap, now);
 	}
 	if (pdc->ctl & UET_PDC_CTL_GTD) {
 		for (g = rx->gtd; g && !g->resend; g = g->next)

@@ -106,7 +106,7 @@ Test(rtb, timer_minimum_follows_changes)
 
 Test(acktr, cack_sack_and_gtd_across_wrap)
 {
-	uint64_t bits[UET_ACKTR_WORDS];
+	uint64_t bits[UET_ACKTR_BUF_WORDS];
 	struct uet_gtd_pool pool;
 	struct uet_acktr a;
 	struct uet_ses_reply rsp;
@@ -156,7 +156,7 @@ Test(acktr, cack_sack_and_gtd_across_wrap)
 
 Test(acktr, rod_expects_in_order)
 {
-	uint64_t bits[UET_ACKTR_WORDS];
+	uint64_t bits[UET_ACKTR_BUF_WORDS];
 	struct uet_acktr a;
 
 	uet_acktr_init(&a, bits, 1000);

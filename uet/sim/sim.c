@@ -313,6 +313,10 @@ static void fep_config(const struct uet_sim *s, const struct uet_host *h,
 	fc->entropy_run = c->entropy_run;
 	fc->lb = c->lb;
 	fc->loss_infer = !c->no_loss_infer;
+	/* The target's loss inference reads spraying's reordering as loss
+	 * alike: off with the sender's. */
+	if (c->no_loss_infer)
+		fc->rcv_infer = 0;
 	fc->reorder_window = c->reorder_window;
 }
 
