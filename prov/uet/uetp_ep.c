@@ -436,7 +436,7 @@ static uint64_t uetp_seed(void)
 
 	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
 		s = uetp_now() ^ ((uint64_t)getpid() << 32);
-	return s ? s : 0x9E3779B97F4A7C15ULL;
+	return s;	/* splitmix64 (uet/rand.h) takes any seed, 0 too */
 }
 
 /* More than one context is a scalable endpoint's (uetp_sep.c). */

@@ -2,6 +2,7 @@
  * (see host.h). */
 #include <string.h>
 
+#include "uet/addr.h"
 #include "uet/net.h"
 #include "uet/rand.h"
 #include "uet/wire.h"
@@ -60,9 +61,8 @@ int uet_host_open(struct uet_sim *s, struct uet_host *h, uint32_t idx,
 	h->addr = uet_host_addr(idx);
 	h->cfg = *cfg;
 	h->cfg.local = h->addr;
-	/* The SES addressing rule (the provider's too): a peer's PID-on-FEP
-	 * is the low 12 bits of its UDP port; fep.h does not say so. */
-	h->cfg.pid_on_fep = UET_HOST_PORT & 0xFFF;
+	/* The SES addressing rule the provider follows too (addr.h). */
+	h->cfg.pid_on_fep = uet_addr_pid(&h->addr);
 	h->rand = (s->cfg.seed + 1) * 0x9E3779B97F4A7C15ull + idx + 1;
 	return uet_fep_open(&h->fep, &h->cfg, &host_cb, h,
 			    uet_ps_to_ns(s->now));
