@@ -235,7 +235,7 @@ set -f
 "$tb" up "$name" $clean >"$tmp/up2.log" 2>&1 || { echo "FAIL: testbed up"; exit 1; }
 set +f
 battery "ip" "FI_UET_TRANSPORT=ip"
-# Not by default (FT_FIPP=1 runs them): about one run in ten, the
+# Not by default (FT_FIPP=1 runs them): once in about 20 runs, the
 # client's last send fails "peer unreachable" after the server has
 # exited. The server acknowledged the client's "fin" and left; that ACK
 # was lost, and the client's resends found no one (the endpoint's
