@@ -93,14 +93,11 @@ void uet_match_unexp(struct uet_ses *ses, struct uet_ses_inmsg *in)
 	ses->st.unexp_msgs++;
 }
 
-void uet_match_orphan(struct uet_ses_inmsg *in)
+/* The CANCELED completion of receive r, into q. */
+static void recv_canceled(struct uet_rxq *q, const struct uet_ses_recv *r)
 {
-	struct uet_ses_recv *r = in->recv;
 	struct uet_completion c;
 
-	in->recv = NULL;
-	if (!r || --r->refs || r->linked)
-		return;
 	memset(&c, 0, sizeof(c));
 	c.context = r->context;
 	c.flags = UET_CF_RECV;
@@ -109,7 +106,17 @@ void uet_match_orphan(struct uet_ses_inmsg *in)
 	if (r->flags & UET_OPF_MULTI_RECV)
 		c.flags |= UET_CF_MULTI_RECV;
 	c.err = UET_ERR_CANCELED;
-	uet_rxq_complete(r->q, &c);
+	uet_rxq_complete(q, &c);
+}
+
+void uet_match_orphan(struct uet_ses_inmsg *in)
+{
+	struct uet_ses_recv *r = in->recv;
+
+	in->recv = NULL;
+	if (!r || --r->refs || r->linked)
+		return;
+	recv_canceled(r->q, r);
 	uet_match_recv_free(NULL, r);
 }
 
@@ -312,22 +319,12 @@ int uet_match_post(struct uet_rxq *q, const struct uet_op *op)
 
 static void recv_cancel(struct uet_rxq *q, struct uet_ses_recv *r)
 {
-	struct uet_completion c;
-
 	uet_match_unlink(r);
 	/* A multi-recv buffer still being filled is released by the
 	 * completion of its last message. */
 	if (r->refs)
 		return;
-	memset(&c, 0, sizeof(c));
-	c.context = r->context;
-	c.flags = UET_CF_RECV;
-	if (r->tagged)
-		c.flags |= UET_CF_TAGGED;
-	if (r->flags & UET_OPF_MULTI_RECV)
-		c.flags |= UET_CF_MULTI_RECV;
-	c.err = UET_ERR_CANCELED;
-	uet_rxq_complete(q, &c);
+	recv_canceled(q, r);
 	uet_match_recv_free(NULL, r);
 }
 
