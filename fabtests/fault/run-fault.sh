@@ -13,11 +13,18 @@
 #             the burst must still arrive within 1 s (uet's rescue
 #             progress resends it). away_norescue: the same with
 #             FI_UET_RESCUE_MS=0, which must be late (uet only).
+#   lastack   Debian's fi_pingpong, FT_LASTACK_RUNS times (12), the client
+#             dropping 30% of what it receives (uet only): its last
+#             exchange is a "fin" the server ACKs before it exits, and a
+#             lost ACK must find the server still there for the resend
+#             (uet's close linger). Without the linger about one run in
+#             three failed "peer unreachable". SKIP without fi_pingpong.
 #
 #   FT_PROVIDER      provider (default uet, from $top_builddir/prov/uet/.libs
 #                    unless FI_PROVIDER_PATH is set)
 #   FT_TIMEOUT       seconds allowed to each process (default 90)
-#   FT_FAULT_CASES   cases to run (default "spray spray_flood deadpeer")
+#   FT_FAULT_CASES   cases to run (default: all of the above)
+#   FT_LASTACK_RUNS  fi_pingpong runs of lastack (default 12)
 #   FT_FAULT_BOUND   seconds from the kill to C's last error (default 10)
 #   FT_SPRAY_ARGS    extra ft_spray client options, e.g. "-r 20 -u 0 -s 7"
 #   FT_FAULT_XFAIL   cases expected to fail for this provider (default:
@@ -29,7 +36,7 @@ set -u
 
 prov=${FT_PROVIDER:-uet}
 tmo=${FT_TIMEOUT:-90}
-cases=${FT_FAULT_CASES:-spray spray_flood away away_norescue deadpeer}
+cases=${FT_FAULT_CASES:-spray spray_flood away away_norescue deadpeer lastack}
 bound=${FT_FAULT_BOUND:-10}
 verbose=${FT_VERBOSE:-0}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -466,8 +473,75 @@ case_away() {
 	result "$name" "$got" "$klog" "$slog"
 }
 
+# ---- lastack ----
+
+# A TCP port nothing listens on, for fi_pingpong's own connection.
+pick_port() {
+	while :; do
+		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+		p=$((20000 + p % 40000))
+		if ! command -v ss >/dev/null 2>&1 ||
+		   [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+case_lastack() {
+	if [ "$prov" != uet ]; then
+		return
+	fi
+	if ! command -v fi_pingpong >/dev/null 2>&1; then
+		echo "SKIP: lastack (fi_pingpong not found: libfabric-bin)"
+		return
+	fi
+	runs=${FT_LASTACK_RUNS:-12}
+	got=PASS
+	bad=
+	i=1
+	while [ "$i" -le "$runs" ]; do
+		slog=$tmp/lastack-$i-server.log
+		clog=$tmp/lastack-$i-client.log
+		port=$(pick_port)
+		# shellcheck disable=SC2046 # uet_tool_env: assignments
+		timeout "$tmo" env $(uet_tool_env) fi_pingpong -p uet -e rdm \
+			-S 64 -I 5 -B "$port" >"$slog" 2>&1 &
+		spid=$!
+		pids="$pids $spid"
+		n=0
+		while [ $n -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
+			command -v ss >/dev/null 2>&1 || { sleep 1; break; }
+			[ -n "$(ss -Htln "sport = :$port" 2>/dev/null)" ] && break
+			sleep 0.1
+			n=$((n + 1))
+		done
+		# shellcheck disable=SC2046
+		timeout "$tmo" env $(uet_tool_env) \
+			FI_UET_IMPAIR="drop=0.3,seed=$i" fi_pingpong -p uet \
+			-e rdm -S 64 -I 5 -P "$port" 127.0.0.1 >"$clog" 2>&1
+		crc=$?
+		wait "$spid"
+		src=$?
+		pids=
+		if [ "$crc" != 0 ] || [ "$src" != 0 ]; then
+			got=FAIL
+			bad="$bad $slog $clog"
+			echo "    run $i: server exit $src, client exit $crc"
+		fi
+		i=$((i + 1))
+	done
+	span=$(cat "$tmp"/lastack-*-server.log | grep '^uet stats ' |
+		grep -o 'close_linger_us [0-9]*' | cut -d' ' -f2 | sort -n |
+		sed -n '1p;$p' | tr '\n' ' ')
+	echo "    $runs runs; server close lingered $span(least, most; us)"
+	# shellcheck disable=SC2086
+	result lastack "$got" $bad
+}
+
 for c in $cases; do
 	case $c in
+	lastack) case_lastack ;;
 	away) case_away away "" PASS ;;
 	away_norescue)
 		[ "$prov" != uet ] ||

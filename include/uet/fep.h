@@ -350,6 +350,13 @@ uet_time uet_fep_next_timeout(const struct uet_fep *fep);
  * completions, packets to send and counters). */
 void uet_fep_handle_timeout(struct uet_fep *fep, uet_time now);
 
+/* Before closing: until when a peer may still resend a request we took,
+ * because it may not have our ACK (no CLEAR_PSN past it yet): quiet after
+ * that peer's last packet, the latest over all peers; 0 when no peer is
+ * in that state. A process that exits sooner leaves such a peer resending
+ * into silence until it gives up, like a TCP end without TIME_WAIT. */
+uet_time uet_fep_linger_until(const struct uet_fep *fep, uet_time quiet);
+
 /* Room left for posts, for fi_tx_size_left / fi_rx_size_left. */
 size_t uet_fep_tx_left(const struct uet_fep *fep);
 size_t uet_fep_rx_left(const struct uet_fep *fep);

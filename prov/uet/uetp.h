@@ -161,6 +161,7 @@ struct uetp_env {
 	int rudi;			/* FI_UET_RUDI */
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
 	int rescue_ms;			/* FI_UET_RESCUE_MS, 0 = no rescue */
+	int close_linger_ms;		/* FI_UET_CLOSE_LINGER_MS */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
 	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
@@ -199,6 +200,7 @@ void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 /* An idle poller spins this long before it yields (fi_uet.7 says why). */
 #define UETP_DEFAULT_POLL_SPIN_US	50
 #define UETP_DEFAULT_RESCUE_MS		5
+#define UETP_DEFAULT_CLOSE_LINGER_MS	500
 
 /* ---- small helpers ---- */
 
@@ -794,6 +796,7 @@ struct uetp_ep {
 	struct uetp_impair *impair;
 	bool pcap;
 	uint64_t tx_dropped;		/* refused by the port */
+	uet_time lingered;		/* close waited for quiet peers */
 	bool port_failed;		/* a fatal port error was reported */
 
 	/* contexts (uetp_stx.c, uetp_srx.c, uetp_sep.c) */

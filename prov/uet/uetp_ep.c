@@ -11,6 +11,8 @@
  * bind and enable in uetp_ep_bind.c; shared contexts and scalable
  * endpoints in uetp_stx.c, uetp_srx.c, uetp_sep.c.
  */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,8 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)s.ret_tx, (unsigned long long)s.ret_rx,
 		(unsigned long long)s.rma_rx,
 		(unsigned long long)s.rma_refused);
+	UETP_STATS_PUT(" close_linger_us %llu",
+		(unsigned long long)(ep->lingered / UET_USEC));
 	UETP_STATS_PUT(" rescues %llu", (unsigned long long)ep->rescues);
 	if (ep->impair)
 		UETP_STATS_PUT(" impair_dropped %llu impair_dup %llu "
@@ -133,7 +137,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 
 /* Let the engine send what is due shortly (delayed ACKs above all) before
  * the port goes away, so the peer's last sends can complete. */
-static void uetp_ep_linger(struct uetp_ep *ep)
+static void uetp_ep_flush_soon(struct uetp_ep *ep)
 {
 	uet_time end = uetp_now() + ep->cfg.ack_delay + UET_MSEC;
 	uet_time now;
@@ -146,6 +150,39 @@ static void uetp_ep_linger(struct uetp_ep *ep)
 		if (!ep->tx_pending && uetp_progress_deadline(ep) > end)
 			break;
 	} while (now < end);
+}
+
+/* TIME_WAIT's job: a peer whose last request we took may not have our ACK
+ * (it was lost) and resend it after its RTO; were we gone, it would fail
+ * a send that was delivered. So stay until every such peer has been quiet
+ * for three RTOs (a resend and one more whose ACK was lost too), at most
+ * FI_UET_CLOSE_LINGER_MS. Only over a real socket: the unit tests' clock
+ * does not run by itself. */
+static void uetp_ep_linger(struct uetp_ep *ep)
+{
+	uet_time now = uetp_now(), quiet = 3 * ep->cfg.rto_min;
+	uet_time cap = now + (uet_time)uetp_env.close_linger_ms * UET_MSEC;
+	struct pollfd pfd = { .fd = ep->net->ops->fd(ep->net),
+			      .events = POLLIN };
+
+	uetp_ep_flush_soon(ep);
+	if (pfd.fd < 0)
+		return;
+	ep->lingered = now;
+	for (;;) {
+		uet_time until = uet_fep_linger_until(ep->fep, quiet);
+
+		now = uetp_now();
+		if (until > cap)
+			until = cap;
+		if (until <= now)
+			break;
+		if (poll(&pfd, 1, 1) < 0 && errno != EINTR)
+			break;
+		uetp_progress_ep(ep);
+	}
+	ep->lingered = now - ep->lingered;
+	uetp_ep_flush_soon(ep);
 }
 
 static void uetp_ep_release_reqs(struct uetp_ep *ep)

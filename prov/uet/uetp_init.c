@@ -47,6 +47,7 @@ struct uetp_env uetp_env = {
 	.rndv_threshold = UETP_DEFAULT_RNDV_THRESHOLD,
 	.poll_spin_us = UETP_DEFAULT_POLL_SPIN_US,
 	.rescue_ms = UETP_DEFAULT_RESCUE_MS,
+	.close_linger_ms = UETP_DEFAULT_CLOSE_LINGER_MS,
 	.udp_gso = 1,
 	.loss_infer = 1,
 	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
@@ -165,6 +166,11 @@ static void uetp_define_params(void)
 		"this many milliseconds, so that lost packets are resent and "
 		"peers answered while it is away from libfabric; 0: never "
 		"(default: %d)", UETP_DEFAULT_RESCUE_MS);
+	fi_param_define(&uetp_prov, "close_linger_ms", FI_PARAM_INT,
+		"Longest an endpoint's close waits for peers that may not "
+		"have its last ACK to go quiet (three RTOs after their last "
+		"packet), so that their resends are answered; 0: do not wait "
+		"(default: %d)", UETP_DEFAULT_CLOSE_LINGER_MS);
 	fi_param_define(&uetp_prov, "allow_layering", FI_PARAM_BOOL,
 		"Let libfabric utility providers (ofi_rxm, ofi_rxd, ...) "
 		"layer over uet (default: 0)");
@@ -376,6 +382,7 @@ static void uetp_read_params(void)
 	uetp_env_size("unexp_max", 0, SIZE_MAX, &uetp_env.unexp_max);
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
 	uetp_env_int("rescue_ms", 0, 10000, &uetp_env.rescue_ms);
+	uetp_env_int("close_linger_ms", 0, 60000, &uetp_env.close_linger_ms);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);

@@ -387,6 +387,11 @@ void uet_fep_handle_timeout(struct uet_fep *fep, uet_time now)
 	fep_leave(fep);
 }
 
+uet_time uet_fep_linger_until(const struct uet_fep *fep, uet_time quiet)
+{
+	return uet_pds_linger_until(fep->pds, quiet);
+}
+
 size_t uet_fep_tx_left(const struct uet_fep *fep)
 {
 	return uet_ses_tx_left(fep->ses);

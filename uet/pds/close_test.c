@@ -216,3 +216,48 @@ Test(close, initiator_pool_exhausted_waits_for_a_slot)
 	cr_assert_eq(t_stats(0).pdc_closed, 1, "the first PDC never closed");
 	cr_assert_lt(T.h.now, 1 * UET_SEC, "waited for pdc_idle");
 }
+
+/* The close linger (uet_fep_linger_until, TIME_WAIT's job): a target
+ * whose ACK was lost must still be there when the sender's resend comes,
+ * else the sender fails a message that was delivered. */
+static uet_time linger_quiet, linger_at_loss;
+
+static bool drop_first_ack(const struct tlog *e)
+{
+	if (e->node != 1 || !t_is_ack(e) || linger_at_loss)
+		return false;
+	linger_at_loss = uet_fep_linger_until(T.h.node[1].fep, linger_quiet);
+	return true;
+}
+
+Test(close, linger_outlasts_a_lost_ack)
+{
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *first, *resend = NULL;
+	size_t i;
+
+	t_init(2, &c, NULL);
+	linger_quiet = 3 * c.rto_min;
+	linger_at_loss = 0;
+	cr_assert_eq(uet_fep_linger_until(T.h.node[1].fep, linger_quiet), 0,
+		     "nothing taken yet, nothing to wait for");
+	T.drop = drop_first_ack;
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	t_check_delivery(0, 1);
+	first = t_nth(0, UET_PDS_RUD_REQ, 0);
+	for (i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && t_is_req(&T.log[i]) &&
+		    (T.log[i].p.pds.flags & UET_PDS_F_RETX))
+			resend = &T.log[i];
+	cr_assert_not_null(resend, "the lost ACK caused no resend");
+	cr_assert_geq(linger_at_loss, first->t + linger_quiet);
+	cr_assert_gt(linger_at_loss, resend->t,
+		     "linger ends at %llu, the resend comes at %llu",
+		     (unsigned long long)linger_at_loss,
+		     (unsigned long long)resend->t);
+	/* The resend moved it on; the sender has nothing to wait for. */
+	cr_assert_geq(uet_fep_linger_until(T.h.node[1].fep, linger_quiet),
+		      resend->t + linger_quiet);
+	cr_assert_eq(uet_fep_linger_until(T.h.node[0].fep, linger_quiet), 0);
+}

@@ -9,6 +9,7 @@
 
 #include "ini.h"
 #include "pds.h"
+#include "psn.h"
 #include "rcp.h"
 #include "tgt.h"
 
@@ -191,6 +192,29 @@ void uet_pds_reclaim(struct uet_pds *pds, bool own)
 			return;
 		}
 	}
+}
+
+uet_time uet_pds_linger_until(const struct uet_pds *pds, uet_time quiet)
+{
+	uet_time end = 0;
+
+	for (unsigned i = 0; i < pds->npdc; i++) {
+		const struct uet_pdc *pdc = &pds->pdcs[i];
+		const struct uet_acktr *rx = &pdc->rx;
+
+		if (pdc->state == UET_PDC_FREE || pdc->state == UET_PDC_DEAD)
+			continue;
+		/* Its CLEAR_PSN behind what we took: the sender may lack our
+		 * ACK and resend. A closed PDC: our ACK of its CLOSE may be
+		 * lost. */
+		if (pdc->state != UET_PDC_CLOSED &&
+		    !uet_psn_gt(rx->cack, rx->clear) &&
+		    !uet_psn_gt(rx->max, rx->clear))
+			continue;
+		if (pdc->last_act + quiet > end)
+			end = pdc->last_act + quiet;
+	}
+	return end;
 }
 
 void uet_pds_wake(struct uet_pds *pds, const struct uet_addr *peer,

@@ -222,6 +222,11 @@ size_t uet_pds_cc_info(const struct uet_pds *pds, struct uet_cc_info *out,
  * initiator PDC, so a slot comes back soon. */
 void uet_pds_reclaim(struct uet_pds *pds, bool own);
 
+/* Closing (TIME_WAIT's job): the latest last_act + quiet over the PDCs
+ * whose peer may still resend what we took, because it may lack our ACK
+ * (its CLEAR_PSN is behind our CACK, or we ACKed its CLOSE); 0 if none. */
+uet_time uet_pds_linger_until(const struct uet_pds *pds, uet_time quiet);
+
 /* Back-off: base * 2^n, at most rto_max. */
 uet_time uet_pds_backoff(const struct uet_pds *pds, uet_time base, unsigned n);
 /* The same from rto_min: the NACK pauses. */
