@@ -85,6 +85,11 @@ struct uet_fep_config {
 	unsigned max_retx;		/* retries of one packet before the PDC fails */
 	uet_time ack_delay;		/* longest an ACK is held for coalescing */
 	unsigned ack_every;		/* ACK at least every N packets */
+	/* An ACK asked for by AR alone waits this long (0: none) for a
+	 * packet of ours to the same peer, and goes right after it: in a
+	 * request/response exchange the response leaves first and the ACK
+	 * rides behind it, off the critical path (docs/choices.md §3.1). */
+	uet_time ack_hold;
 	/* Loss inference (pds.h: Loss): a packet is resent once a packet
 	 * sent after it was acknowledged and reorder_window (0: a quarter of
 	 * the smallest RTT) has passed beyond its RTT; a PDC whose ACKs stop
@@ -352,7 +357,8 @@ void uet_fep_handle_timeout(struct uet_fep *fep, uet_time now);
 
 /* Before closing: until when a peer may still resend a request we took,
  * because it may not have our ACK (no CLEAR_PSN past it yet): quiet after
- * that peer's last packet, the latest over all peers; 0 when no peer is
+ * that peer's last packet (twice that per resend in a row it sent, up to
+ * 16 times, as it backs off), the latest over all peers; 0 when no peer is
  * in that state. A process that exits sooner leaves such a peer resending
  * into silence until it gives up, like a TCP end without TIME_WAIT. */
 uet_time uet_fep_linger_until(const struct uet_fep *fep, uet_time quiet);

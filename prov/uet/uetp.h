@@ -162,6 +162,7 @@ struct uetp_env {
 	int poll_spin_us;		/* FI_UET_POLL_SPIN_US, -1 = never yield */
 	int rescue_ms;			/* FI_UET_RESCUE_MS, 0 = no rescue */
 	int close_linger_ms;		/* FI_UET_CLOSE_LINGER_MS */
+	int ack_hold_us;		/* FI_UET_ACK_HOLD_US */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
 	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
@@ -201,6 +202,7 @@ void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 #define UETP_DEFAULT_POLL_SPIN_US	50
 #define UETP_DEFAULT_RESCUE_MS		5
 #define UETP_DEFAULT_CLOSE_LINGER_MS	500
+#define UETP_DEFAULT_ACK_HOLD_US	20
 
 /* ---- small helpers ---- */
 

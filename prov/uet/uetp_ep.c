@@ -155,7 +155,8 @@ static void uetp_ep_flush_soon(struct uetp_ep *ep)
 /* TIME_WAIT's job: a peer whose last request we took may not have our ACK
  * (it was lost) and resend it after its RTO; were we gone, it would fail
  * a send that was delivered. So stay until every such peer has been quiet
- * for three RTOs (a resend and one more whose ACK was lost too), at most
+ * for three RTOs (a resend and one more whose ACK was lost too; longer
+ * after resends in a row, as the peer backs off), at most
  * FI_UET_CLOSE_LINGER_MS. Only over a real socket: the unit tests' clock
  * does not run by itself. */
 static void uetp_ep_linger(struct uetp_ep *ep)

@@ -438,6 +438,7 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 		c->pdc_max = (unsigned)uetp_env.max_pdcs;
 	if (uetp_env.unreach_hold_ms >= 0)
 		c->unreach_hold = (uet_time)uetp_env.unreach_hold_ms * UET_MSEC;
+	c->ack_hold = (uet_time)uetp_env.ack_hold_us * UET_USEC;
 	c->cca = (uint8_t)uetp_env.cca;
 	c->lb = (uint8_t)uetp_env.lb;
 	c->loss_infer = !!uetp_env.loss_infer;

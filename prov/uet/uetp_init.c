@@ -48,6 +48,7 @@ struct uetp_env uetp_env = {
 	.poll_spin_us = UETP_DEFAULT_POLL_SPIN_US,
 	.rescue_ms = UETP_DEFAULT_RESCUE_MS,
 	.close_linger_ms = UETP_DEFAULT_CLOSE_LINGER_MS,
+	.ack_hold_us = UETP_DEFAULT_ACK_HOLD_US,
 	.udp_gso = 1,
 	.loss_infer = 1,
 	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
@@ -171,6 +172,11 @@ static void uetp_define_params(void)
 		"have its last ACK to go quiet (three RTOs after their last "
 		"packet), so that their resends are answered; 0: do not wait "
 		"(default: %d)", UETP_DEFAULT_CLOSE_LINGER_MS);
+	fi_param_define(&uetp_prov, "ack_hold_us", FI_PARAM_INT,
+		"An ACK only a message's end asks for waits this many "
+		"microseconds for a packet of ours to the same peer and "
+		"follows it, so a reply is not sent behind it; 0: at once "
+		"(default: %d)", UETP_DEFAULT_ACK_HOLD_US);
 	fi_param_define(&uetp_prov, "allow_layering", FI_PARAM_BOOL,
 		"Let libfabric utility providers (ofi_rxm, ofi_rxd, ...) "
 		"layer over uet (default: 0)");
@@ -383,6 +389,7 @@ static void uetp_read_params(void)
 	uetp_env_int("poll_spin_us", -1, 1000000, &uetp_env.poll_spin_us);
 	uetp_env_int("rescue_ms", 0, 10000, &uetp_env.rescue_ms);
 	uetp_env_int("close_linger_ms", 0, 60000, &uetp_env.close_linger_ms);
+	uetp_env_int("ack_hold_us", 0, 100000, &uetp_env.ack_hold_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);

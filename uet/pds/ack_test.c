@@ -390,3 +390,90 @@ Test(ack, ooo_count_counts_what_overtook_the_hole)
 	cr_assert(filled, "the hole was resent");
 	cr_assert_eq(n, 6, "%zu ACKs above the hole", n);
 }
+
+/* docs/choices.md §3.1: an ACK that AR alone asks for waits up to
+ * ack_hold for a packet of ours to the same peer and goes right behind
+ * it, so a response is not sent after it. (The mem net has no delay.) */
+static bool t_rx_at_least(struct uet_harness *h, void *arg)
+{
+	(void)h;
+	return t_ses(1)->rx_pkts >= *(uint64_t *)arg;
+}
+
+static const struct tlog *first_ack(unsigned node)
+{
+	for (size_t i = 0; i < T.nlog; i++)
+		if (T.log[i].node == node && t_is_ack(&T.log[i]))
+			return &T.log[i];
+	return NULL;
+}
+
+static void hold_init(bool reverse)
+{
+	struct uet_fep_config c = t_cfg();
+
+	c.ack_delay = 10 * UET_MSEC;
+	c.ack_hold = 20 * UET_USEC;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	if (reverse)
+		t_establish(1, 0);	/* node 1 has a PDC to send on */
+}
+
+Test(ack, held_ack_rides_behind_a_response)
+{
+	const struct tlog *req, *ack;
+	uint64_t want;
+	uet_time t_rx;
+
+	hold_init(true);
+	want = t_ses(1)->rx_pkts + 1;
+	t_send(0, 1, T_SEG);
+	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
+				  T.h.now + T_LIMIT));
+	t_rx = T.h.now;
+	/* the application answers 3 us later */
+	uet_harness_run(&T.h, NULL, NULL, t_rx + 3 * UET_USEC);
+	cr_assert_null(first_ack(1), "the ACK went before the response");
+	T.h.now = t_rx + 3 * UET_USEC;
+	t_send(1, 0, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	req = t_nth(1, UET_PDS_RUD_REQ, 0);
+	ack = first_ack(1);
+	cr_assert_not_null(ack);
+	cr_assert_lt(req, ack, "the response leaves first");
+	cr_assert_eq(ack->t, t_rx + 3 * UET_USEC,
+		     "the ACK rides right behind it (%lu ns after the "
+		     "request arrived)", (unsigned long)(ack->t - t_rx));
+	cr_assert_eq(t_ack_psn(ack),
+		     t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn);
+}
+
+Test(ack, held_ack_goes_alone_after_ack_hold)
+{
+	const struct tlog *req, *ack;
+
+	hold_init(true);
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	req = t_nth(0, UET_PDS_RUD_REQ, 0);
+	ack = first_ack(1);
+	cr_assert_not_null(ack);
+	cr_assert_eq(ack->t, req->t + 20 * UET_USEC,
+		     "request at %lu, ACK at %lu", (unsigned long)req->t,
+		     (unsigned long)ack->t);
+	cr_assert_eq(T.last_at[0], ack->t);
+}
+
+Test(ack, no_hold_without_a_pdc_back)
+{
+	const struct tlog *req, *ack;
+
+	hold_init(false);
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	req = t_nth(0, UET_PDS_RUD_REQ, 0);
+	ack = first_ack(1);
+	cr_assert_not_null(ack);
+	cr_assert_eq(ack->t, req->t, "held with no packet of ours to follow");
+}

@@ -261,3 +261,42 @@ Test(close, linger_outlasts_a_lost_ack)
 		      resend->t + linger_quiet);
 	cr_assert_eq(uet_fep_linger_until(T.h.node[0].fep, linger_quiet), 0);
 }
+
+/* Each resend in a row doubles the linger: the sender backs off. */
+static unsigned acks_dropped;
+
+static bool drop_two_acks(const struct tlog *e)
+{
+	if (e->node != 1 || !t_is_ack(e) || acks_dropped == 2)
+		return false;
+	acks_dropped++;
+	return true;
+}
+
+Test(close, linger_grows_with_each_resend)
+{
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *last = NULL;
+	uet_time quiet = 3 * c.rto_min;
+	unsigned resends = 0;
+
+	t_init(2, &c, NULL);
+	acks_dropped = 0;
+	T.drop = drop_two_acks;
+	t_send(0, 1, T_SEG);
+	t_run_done(T_LIMIT);
+	for (size_t i = 0; i < T.nlog; i++)
+		if (T.log[i].node == 0 && t_is_req(&T.log[i]) &&
+		    (T.log[i].p.pds.flags & UET_PDS_F_RETX)) {
+			last = &T.log[i];
+			resends++;
+		}
+	cr_assert_eq(resends, 2);
+	cr_assert_eq(uet_fep_linger_until(T.h.node[1].fep, quiet),
+		     last->t + 4 * quiet);
+	/* A new packet: the sender's backoff starts again. */
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	cr_assert_eq(uet_fep_linger_until(T.h.node[1].fep, quiet),
+		     T.log[T.nlog - 1].t + quiet);
+}

@@ -79,6 +79,9 @@ struct uet_pdc {
 	uint8_t probes;			/* initiator: probes unanswered */
 	uet_time linger_until;		/* CLOSED: free after this */
 	uet_time reap_at;		/* target: reap deferred to this */
+	uint16_t ack_buddy;		/* initiator: lid of a target PDC of
+					 * the same peer holding an ACK */
+	uint8_t rx_resends;		/* resent requests in a row (tgt.c) */
 
 	struct uet_heap_node timer;
 	bool due;			/* in uet_pds_handle_timeout's batch */

@@ -196,7 +196,7 @@ void uet_pds_reclaim(struct uet_pds *pds, bool own)
 
 uet_time uet_pds_linger_until(const struct uet_pds *pds, uet_time quiet)
 {
-	uet_time end = 0;
+	uet_time end = 0, t;
 
 	for (unsigned i = 0; i < pds->npdc; i++) {
 		const struct uet_pdc *pdc = &pds->pdcs[i];
@@ -211,8 +211,11 @@ uet_time uet_pds_linger_until(const struct uet_pds *pds, uet_time quiet)
 		    !uet_psn_gt(rx->cack, rx->clear) &&
 		    !uet_psn_gt(rx->max, rx->clear))
 			continue;
-		if (pdc->last_act + quiet > end)
-			end = pdc->last_act + quiet;
+		/* Each resend in a row doubles the sender's next wait. */
+		t = pdc->last_act +
+		    (quiet << (pdc->rx_resends < 4 ? pdc->rx_resends : 4));
+		if (t > end)
+			end = t;
 	}
 	return end;
 }

@@ -224,7 +224,9 @@ void uet_pds_reclaim(struct uet_pds *pds, bool own);
 
 /* Closing (TIME_WAIT's job): the latest last_act + quiet over the PDCs
  * whose peer may still resend what we took, because it may lack our ACK
- * (its CLEAR_PSN is behind our CACK, or we ACKed its CLOSE); 0 if none. */
+ * (its CLEAR_PSN is behind our CACK, or we ACKed its CLOSE), quiet
+ * doubled for each resend in a row that came (the peer backs off, up to
+ * 16x); 0 if none. */
 uet_time uet_pds_linger_until(const struct uet_pds *pds, uet_time quiet);
 
 /* Back-off: base * 2^n, at most rto_max. */

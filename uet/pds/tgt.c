@@ -72,6 +72,40 @@ static void tgt_ack(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 	}
 }
 
+/* docs/choices.md §3.1: an ACK that AR alone asks for waits up to
+ * ack_hold for a packet of ours to the same peer (uet_tgt_ack_with), so
+ * that a response is not queued behind it. No initiator PDC to that peer:
+ * at once. */
+static bool tgt_hold_ack(struct uet_pds *pds, struct uet_pdc *pdc,
+			 uet_time now)
+{
+	struct uet_acktr *rx = &pdc->rx;
+	struct uet_pdc *ini;
+
+	if (!pds->cfg.ack_hold || pdc->ref.initiator)
+		return false;
+	ini = uet_pdc_find_ini(pds, &pdc->ref.peer);
+	if (!ini)
+		return false;
+	ini->ack_buddy = pdc->lid;
+	if (rx->ack_at == UET_TIME_NONE || rx->ack_at > now + pds->cfg.ack_hold)
+		rx->ack_at = now + pds->cfg.ack_hold;
+	return true;
+}
+
+void uet_tgt_ack_with(struct uet_pds *pds, struct uet_pdc *ini)
+{
+	struct uet_pdc *pdc = uet_pdc_find_id(pds, ini->ack_buddy);
+
+	ini->ack_buddy = 0;
+	if (!pdc || pdc->ref.initiator || pdc->rx.ack_at == UET_TIME_NONE ||
+	    !uet_addr_equal(&pdc->ref.peer, &ini->ref.peer))
+		return;
+	pdc->rx.ack_at = UET_TIME_NONE;
+	uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_ACK);
+	uet_pdc_rearm(pds, pdc);
+}
+
 static void tgt_nack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		     const struct uet_pds_hdr *h, const struct uet_pdc *pdc,
 		     uint8_t code, uint32_t payload)
@@ -302,6 +336,12 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	}
 	rx = &pdc->rx;
 	pdc->last_act = now;
+	/* Resends in a row: the peer's backoff, which a closing end's
+	 * linger must outlast (uet_pds_linger_until). */
+	if (h->flags & UET_PDS_F_RETX)
+		pdc->rx_resends += pdc->rx_resends < UINT8_MAX;
+	else
+		pdc->rx_resends = 0;
 	if (ret)
 		uet_ini_heard(pdc, now);
 	else
@@ -411,10 +451,11 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	/* docs/choices.md §3.1 triggers: AR, SYN, RETX, ECN-CE, every
 	 * ack_every packets, and a filled hole (the initiator is waiting on
 	 * it). */
-	ack_now = (h->flags & (UET_PDS_F_AR | UET_PDS_F_SYN |
-			       UET_PDS_F_RETX)) ||
+	ack_now = (h->flags & (UET_PDS_F_SYN | UET_PDS_F_RETX)) ||
 		  pi->ecn == UET_ECN_CE || filled ||
 		  rx->unacked >= pds->cfg.ack_every;
+	if (!ack_now && (h->flags & UET_PDS_F_AR))
+		ack_now = !tgt_hold_ack(pds, pdc, now);
 	if (ret)
 		tgt_ack(pds, pdc, psn, NULL, aflags, pi->entropy, ack_now, now);
 	else if (!reply.gtd)

@@ -36,6 +36,9 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
 /* The delayed ACK of the direction pdc receives, if due. */
+/* A packet of ours to ini's peer went: the ACK a target PDC of that peer
+ * holds for it (cfg.ack_hold) goes next. */
+void uet_tgt_ack_with(struct uet_pds *pds, struct uet_pdc *ini);
 void uet_tgt_ack_timeout(struct uet_pds *pds, struct uet_pdc *pdc,
 			 uet_time now);
 ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
