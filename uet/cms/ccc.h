@@ -58,6 +58,8 @@ struct uet_nscc {
 	int64_t saved_cwnd;
 	uet_time base_rtt;
 	uet_time avg_delay;
+	uet_time fast_delay;		/* a quick average: has the queue
+					 * drained? (small windows) */
 	int64_t achieved_bytes, received_bytes, fi_count;
 	int64_t bytes_to_ignore, bytes_ignored;
 	double inc_bytes;

@@ -14,9 +14,12 @@
  *
  * Where uet departs from the defaults, for incasts of 8 to 1023 senders
  * (README.md, NSCC, says what each change measured):
- * - with trimming, target_qdelay is 0.35 base RTT (not 0.75) and the
+ * - with trimming, target_qdelay is 0.3 base RTT (not 0.75) and the
  *   fair increase 0.5 MTU x scaling_a (not 5): the queue sat in the ECN
  *   band's top, every flow's increases adding up;
+ * - the first window is max_wnd / 6 (a quarter of a BDP, not 1.5 BDP):
+ *   N senders at once trim less and lose fewer headers, for a few RTTs
+ *   more of fast increase when a sender is alone;
  * - gentler steps both ways: gamma 0.4 (not 0.8) and alpha, eta and fi
  *   halved: the same balance, half the swing of every window (at 128
  *   senders each ACK moved it by 40%, and the rates with it);
@@ -28,7 +31,13 @@
  *   rate: one packet at a time, each bytes x RTT / cwnd after the one
  *   before (ccc.h pace_at). Below a packet every increase is relative
  *   (what a one-packet window gains per RTT, per ACK), trims and losses
- *   halve it at most once per base RTT, and quick adapt never raises it.
+ *   halve it at most once per base RTT, and quick adapt never raises it;
+ * - below 4 packets (an incast of some 20 senders or more) an ACK or a
+ *   NACK moves the window by little: a cut by 0.3 of what the rules say,
+ *   a rise by 2% at most (50% once a quick delay average says the queue
+ *   has drained), and no eta. There every ACK is a flip between a cut
+ *   and a rise of up to 45% (the spec's steps for a one-packet window);
+ *   the flows drifted apart and the queue sat high.
  */
 #include "ccc.h"
 
@@ -40,12 +49,19 @@
 #define NSCC_EWMA_DIV		80		/* weight 0.0125 */
 #define NSCC_NO_DELAY		(1 * UET_USEC)
 #define NSCC_ADJUST_PKTS	8
-#define NSCC_TARGET_TRIM	0.35		/* x base RTT, if trimming */
+#define NSCC_TARGET_TRIM	0.3		/* x base RTT, if trimming */
 #define NSCC_GAIN		0.5		/* alpha, eta, fi: x this */
 #define NSCC_FI_MTUS		0.5		/* fair increase, x scaling_a */
 #define NSCC_FS_RANGE		0.4		/* flow scaling, x base RTT */
 #define NSCC_FS_MIN_DIV		32		/* ... reached at MTU / 32 */
 #define NSCC_MIN_WND_DIV	128		/* smallest window: MTU / 128 */
+#define NSCC_INIT_DIV		6		/* first window: max_wnd / 6 */
+#define NSCC_SMALL_PKTS		4		/* small windows: below 4 MTUs */
+#define NSCC_SMALL_CUT		0.3		/* ... cut by this of the rules' */
+#define NSCC_SMALL_RISE		0.02		/* ... rise by at most this */
+#define NSCC_DRAINED_RISE	0.5		/* ... or this, the queue drained */
+#define NSCC_DRAINED		0.5		/* drained: below this x target */
+#define NSCC_FAST_EWMA_DIV	4		/* the quick delay average */
 
 static int64_t nscc_max64(int64_t a, int64_t b)
 {
@@ -82,7 +98,7 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 				      UET_NSCC_PROBE_WANT;
 	s->probe_at = UET_TIME_NONE;
 	s->max_wnd = nscc_max_wnd(c, rtt);
-	s->cwnd = s->max_wnd;
+	s->cwnd = nscc_max64(s->max_wnd / NSCC_INIT_DIV, c->mtu);
 	s->target_qdelay = c->cfg->trimming ?
 			   (uet_time)((double)rtt * NSCC_TARGET_TRIM) : rtt;
 	s->tq = s->target_qdelay;
@@ -166,12 +182,43 @@ static void nscc_update_base_rtt(struct uet_ccc *c, uet_time raw)
 		nscc_set(c, s->max_wnd);
 }
 
-/* EWMA of the queueing delay (UE 1.0 §3.6.13.5 update_delay). */
+/* EWMA of the queueing delay (UE 1.0 §3.6.13.5 update_delay), and a
+ * quick one that says when a small window may grow fast. */
 static void nscc_update_delay(struct uet_nscc *s, uet_time delay)
 {
 	int64_t d = (int64_t)delay - (int64_t)s->avg_delay;
+	int64_t f = (int64_t)delay - (int64_t)s->fast_delay;
 
 	s->avg_delay = (uet_time)((int64_t)s->avg_delay + d / NSCC_EWMA_DIV);
+	s->fast_delay = (uet_time)((int64_t)s->fast_delay +
+				   f / NSCC_FAST_EWMA_DIV);
+}
+
+static bool nscc_small(const struct uet_nscc *s, int64_t cwnd)
+{
+	return cwnd < NSCC_SMALL_PKTS * s->mtu;
+}
+
+/* A window below NSCC_SMALL_PKTS moves by little per event: what the
+ * rules took off, scaled down; what they added, capped (more once the
+ * queue has drained, so that the last senders of an incast fill the
+ * link). w0: the window before the event. */
+static void nscc_small_step(struct uet_ccc *c, int64_t w0)
+{
+	struct uet_nscc *s = &c->nscc;
+	double rise = NSCC_SMALL_RISE;
+
+	if (!nscc_small(s, w0) || s->cwnd == w0)
+		return;
+	if (s->cwnd < w0) {
+		nscc_set(c, w0 - (int64_t)(NSCC_SMALL_CUT *
+					   (double)(w0 - s->cwnd)));
+		return;
+	}
+	if ((double)s->fast_delay < NSCC_DRAINED * (double)s->tq)
+		rise = NSCC_DRAINED_RISE;
+	if (s->cwnd > w0 + (int64_t)(rise * (double)w0))
+		nscc_set(c, w0 + (int64_t)(rise * (double)w0));
 }
 
 /* Quick adapt (UE 1.0 §3.6.13.6): at most once per base_rtt + target_qdelay,
@@ -265,7 +312,8 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 		    (int64_t)(sub * sub * s->inc_bytes / (double)s->cwnd);
 
 	if (now - s->last_adjust_time >= s->base_rtt) {
-		if (!s->rcv_limit)
+		/* no eta for a small window: an increase on every ACK */
+		if (!s->rcv_limit && !nscc_small(s, s->cwnd))
 			w += (int64_t)(sub * s->eta);
 		s->last_adjust_time = now;
 	}
@@ -313,16 +361,13 @@ static void nscc_dfc(struct uet_ccc *c, const struct uet_cc_ack *a)
 	}
 }
 
-void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
+/* The rules after destination flow control (UE 1.0 §3.6.13.5). */
+static void nscc_ack_rules(struct uet_ccc *c, const struct uet_cc_ack *a)
 {
 	struct uet_nscc *s = &c->nscc;
 	int64_t n = a->bytes;
 	uet_time delay;
 
-	s->bytes_ignored += n;
-	s->received_bytes += n;
-	s->achieved_bytes += n;
-	nscc_dfc(c, a);
 	if (a->rtt != UET_TIME_NONE) {
 		nscc_update_base_rtt(c, a->rtt);
 		delay = a->rtt - s->base_rtt;
@@ -353,7 +398,23 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 		nscc_fulfill_adjustment(c, a->now);
 }
 
-void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
+/* A small window takes the target's flow control as it comes, the
+ * network's signals in small steps. */
+void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
+{
+	struct uet_nscc *s = &c->nscc;
+	int64_t w0;
+
+	s->bytes_ignored += a->bytes;
+	s->received_bytes += a->bytes;
+	s->achieved_bytes += a->bytes;
+	nscc_dfc(c, a);
+	w0 = s->cwnd;
+	nscc_ack_rules(c, a);
+	nscc_small_step(c, w0);
+}
+
+static void nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 			 enum uet_cc_nack why, bool ecn, uet_time rtt,
 			 uet_time now)
 {
@@ -373,6 +434,16 @@ void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 		if (!nscc_quick_adapt(c, true, true, 0, now))
 			nscc_set(c, nscc_cut(s, bytes, now));
 	}
+}
+
+void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
+			 enum uet_cc_nack why, bool ecn, uet_time rtt,
+			 uet_time now)
+{
+	int64_t w0 = c->nscc.cwnd;
+
+	nscc_on_nack(c, bytes, why, ecn, rtt, now);
+	nscc_small_step(c, w0);
 }
 
 void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,

@@ -46,8 +46,8 @@ static void cc_check(const struct cc_bound *b)
 	uet_sim_destroy(s);
 }
 
-/* measured: NSCC 1.051 / 1.03998, queue 0.381 / 0.494, Jain 0.976 /
- * 0.970: at 32 within 0.0001 of the completion bound */
+/* measured: NSCC 1.050 / 1.032, queue 0.379 / 0.464, Jain 0.988 /
+ * 0.970 */
 Test(cc, nscc_8)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 8, 1.09, 0.5, 0.95, 0 });
@@ -58,14 +58,23 @@ Test(cc, nscc_32)
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.04, 0.5, 0.95, 0 });
 }
 
-/* 128 senders of 1 MiB: a share of 0.6 packet, so NSCC's windows go
- * below one packet and are paced (nscc.c). Far from the targets (queue
- * 0.5 BDP, Jain 0.95); this holds what it reaches. measured: 1.075,
- * queue 0.75 BDP, Jain 0.870 */
+/* 128 senders: a share of 0.6 packet, so NSCC's windows go below one
+ * packet and are paced, and move by small steps (nscc.c). Short of the
+ * targets (1.03, queue 0.5 BDP, Jain 0.95); these hold what it reaches.
+ * measured: 1 MiB each 1.042, queue 0.523 BDP, Jain 0.849 (before the
+ * small steps 1.075, 0.75, 0.870: the start weighs more in a short
+ * run); 2 MiB each (the issue's incast, 0.6 s) 1.0304, 0.506, 0.893
+ * (before: 1.035, 0.741, 0.882) */
 Test(cc, nscc_128_paced)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 128, 1.09, 0.8, 0.85,
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 128, 1.05, 0.6, 0.82,
 				     1u << 20 });
+}
+
+Test(cc, nscc_128)
+{
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 128, 1.035, 0.55, 0.87,
+				     0 });
 }
 
 /* measured: RCCC 1.036 / 1.031, queue 0.216 / 0.187, Jain 0.995 /
