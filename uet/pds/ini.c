@@ -960,7 +960,9 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		pi->ecn = pds->cfg.ecn;
 		pi->ts = now;
 		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
-		if (pdc->ack_buddy)
+		/* After the message's last packet: not between packets that
+		 * would have left in one GSO train. */
+		if (pdc->ack_buddy && e->pkt.eom)
 			uet_tgt_ack_with(pds, pdc);
 	}
 	if (!(e->fl & UET_RTB_FLIGHT)) {
