@@ -76,6 +76,7 @@ void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
 	lb->cur = (uint16_t)(uet_lb_rand(lb) % count);
 	lb->freeze_until = 0;
 	lb->probe_ev = UET_LB_NONE;
+	lb->good = UET_LB_NONE;
 }
 
 uint16_t uet_lb_next(struct uet_lb *lb, uet_time now)
@@ -91,8 +92,18 @@ uint16_t uet_lb_next(struct uet_lb *lb, uet_time now)
 
 uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 {
-	uint16_t ev = lb->ops->next(lb, now);
+	uint16_t ev;
 
+	/* On a trimming fabric, the path of the latest clean ACK (bitmap,
+	 * mixed), unless bad news came since: a resend answers a trim, is
+	 * often the oldest packet in flight, and a second trim or a slow
+	 * path would hold the whole window (the retransmit ring) behind
+	 * it. Without trimming resends come in bursts (RACK, reordering
+	 * read as loss): all on one path would make it the next loss. */
+	if (lb->trimming && lb->good != UET_LB_NONE && lb->good != lost &&
+	    !lb->lvl[lb->good])
+		return lb->good;
+	ev = lb->ops->next(lb, now);
 	/* A resend on the EV that lost it may meet the same fate (a dead
 	 * path): one more pick, then the neighbour. */
 	if (ev == lost && lb->count > 1) {

@@ -5,7 +5,8 @@
  *	lb_single.c	one EV; another only after a timeout (ROD always)
  *	lb_oblivious.c	every EV once per pass in a re-randomized order
  *	lb_reps.c	recycle EVs whose ACKs came back clean (REPS)
- *	lb_bitmap.c	the oblivious walk, skipping penalized EVs
+ *	lb_bitmap.c	the oblivious walk, skipping penalized EVs (a penalty
+ *			per bad news, a level learnt from repeated ones)
  *	lb_mixed.c	recycled EVs first, the bitmap walk otherwise
  *
  * PDS (../pds/ini.c) feeds every signal with the EV of the packet it
@@ -60,8 +61,13 @@ struct uet_lb {
 	uint16_t ring[UET_LB_RING];
 	uint8_t head, n, cyc;
 	uet_time freeze_until;
-	/* Bitmap: penalty per EV, skipped (and decremented) while > 0. */
+	/* Bitmap: penalty per EV, skipped (and decremented) while > 0.
+	 * Single: nonzero for an EV that timed out. */
 	uint8_t pen[UET_LB_EV_MAX];
+	/* Bitmap: the passes each use of an EV is followed by, learnt in
+	 * quarters of a pass: bad news raises it, a clean ACK lowers it. */
+	uint8_t lvl[UET_LB_EV_MAX];
+	uint16_t good;			/* EV of the last clean ACK, level 0 */
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
 	uint32_t recycled, skipped, retired;
@@ -80,7 +86,9 @@ void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
 uint16_t uet_lb_next(struct uet_lb *lb, uet_time now);
 
 /* The EV of a resend of a packet last sent on lost (UET_LB_NONE if none):
- * the policy's pick, never lost itself while another exists. */
+ * with trimming, the EV of the latest clean ACK if no bad news came since
+ * (bitmap, mixed), else the policy's pick; never lost itself while
+ * another exists. */
 uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now);
 
 void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,

@@ -4,8 +4,21 @@
  * penalty by one, so a retired EV is probed again UET_LB_PEN_MAX passes
  * later (a healed path comes back). On a trimming fabric an inferred
  * loss is a failed path too (UE 1.0 §3.6.16.5) and retires. A clean ACK
- * clears nothing: the penalty is spent by being skipped. */
+ * clears nothing: the penalty is spent by being skipped.
+ *
+ * The penalty alone forgets: a path at a quarter of its rate is marked
+ * at every use, skipped a pass or two, and back at the full share. So
+ * each EV also has a level, the passes that every use of it is followed
+ * by, learnt: a mark raises it by half a pass, a trim by twelve, and
+ * each clean ACK lowers it by a quarter of a pass. A repeat offender is
+ * used less and less, at the share its path can take, and comes back as
+ * its ACKs come back clean. uet/cms/README.md has the numbers. */
 #include "lb.h"
+
+#define LVL_PASS	4u			/* level units per pass */
+#define LVL_ECN		(LVL_PASS / 2)
+#define LVL_TRIM	(12u * LVL_PASS)
+#define LVL_MAX		(UET_LB_PEN_MAX * LVL_PASS)
 
 uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 {
@@ -16,8 +29,10 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 	 * next of the walk goes anyway. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
-		if (!lb->pen[ev])
+		if (!lb->pen[ev]) {
+			lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
 			return ev;
+		}
 		lb->pen[ev]--;
 		lb->skipped++;
 	}
@@ -30,10 +45,43 @@ static uint16_t bitmap_next(struct uet_lb *lb, uet_time now)
 	return uet_lb_bitmap_pick(lb);
 }
 
+/* Congestion the fabric reports teaches the level. A failure (a
+ * timeout, a loss on a trimming fabric) retires the EV instead, and is
+ * forgotten once the penalty is spent, so a healed path comes back at
+ * once. Without trimming a loss RACK infers is as often spraying's
+ * reordering as a full queue: the penalty only, as before. */
+static void bitmap_learn(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig)
+{
+	unsigned l = lb->lvl[ev];
+
+	switch (sig) {
+	case UET_LB_ACK:
+		if (l)
+			l--;
+		/* A resend goes where the latest clean ACK came from. */
+		if (!l)
+			lb->good = ev;
+		break;
+	case UET_LB_ECN:
+		l += LVL_ECN;
+		break;
+	case UET_LB_TRIM:
+		l += LVL_TRIM;
+		break;
+	default:
+		/* A failure: not where resends go until a clean ACK says. */
+		if (ev == lb->good)
+			lb->good = UET_LB_NONE;
+		return;
+	}
+	lb->lvl[ev] = (uint8_t)(l > LVL_MAX ? LVL_MAX : l);
+}
+
 void uet_lb_bitmap_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig)
 {
 	unsigned p = lb->pen[ev];
 
+	bitmap_learn(lb, ev, sig);
 	switch (sig) {
 	case UET_LB_ECN:
 		p += 1;

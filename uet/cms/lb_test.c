@@ -115,6 +115,41 @@ Test(lb, single_stays_until_timeout)
 	cr_assert_eq(uet_lb_next(&lb, 0), f);
 }
 
+/* A timed-out EV is not taken again while another is left (another EV
+ * may lead into the same dead path; without the memory a PDC could
+ * bounce between two of them). An ACK brings one back; once all have
+ * timed out, all but the last come back. */
+Test(lb, single_remembers_timed_out_evs)
+{
+	bool gone[N] = { false };
+	uint16_t e = 0;
+	unsigned i;
+
+	open_lb(UET_LB_SINGLE, 1, false);
+	for (i = 0; i < N - 1; i++) {
+		e = uet_lb_next(&lb, 0);
+		cr_assert_not(gone[e], "EV %u taken again after its timeout",
+			      e);
+		gone[e] = true;
+		uet_lb_feed(&lb, e, UET_LB_TIMEOUT, 0);
+	}
+	/* One left: the only choice. */
+	e = uet_lb_next(&lb, 0);
+	cr_assert_not(gone[e]);
+	/* A late ACK of an old EV: its path lives, it may be taken again. */
+	for (i = 0; i < N && !gone[i]; i++)
+		;
+	uet_lb_feed(&lb, (uint16_t)i, UET_LB_ACK, 0);
+	uet_lb_feed(&lb, e, UET_LB_TIMEOUT, 0);
+	cr_assert_eq(uet_lb_next(&lb, 0), i, "the EV with an ACK since");
+	/* Every one timed out: all back but the one that just did. */
+	uet_lb_feed(&lb, (uint16_t)i, UET_LB_TIMEOUT, 0);
+	cr_assert_neq(uet_lb_next(&lb, 0), i);
+	for (i = 0, e = 0; i < N; i++)
+		e = (uint16_t)(e + !lb.pen[i]);
+	cr_assert_eq(e, N - 1, "%u EVs back of %u", e, N - 1);
+}
+
 Test(lb, reps_recycles_clean_evs_oldest_first)
 {
 	uint16_t e;
@@ -166,7 +201,8 @@ Test(lb, reps_freezes_after_timeout_with_trimming)
 	cr_assert_eq(lb.n, 0);
 }
 
-/* The bitmap skips a penalized EV, a penalty of p for p passes. */
+/* The bitmap skips a penalized EV, a penalty of p for p passes, and
+ * after each use as many passes as its level says. */
 Test(lb, bitmap_penalties)
 {
 	unsigned pass, i, uses7, uses3;
@@ -194,12 +230,110 @@ Test(lb, bitmap_penalties)
 	}
 	cr_assert_leq(uses7, 2, "retired EV used in %u of 16 passes", uses7);
 	cr_assert_geq(uses7, 1, "retired EV never probed again");
-	/* 256 picks + 20 skips = 276 walk steps hold at least 16 whole
-	 * passes, each with EV 3 once: 16 less its 4 skips, whatever the
-	 * seed. (Counting the N-pick loops that show EV 3 instead depends
-	 * on where the passes fall, i.e. on the random stream.) */
-	cr_assert_geq(uses3, 12, "trimmed EV used %u times", uses3);
+	/* The trim also taught EV 3 a level of 12 passes (no clean ACK
+	 * since): skipped 4 passes, used, skipped 12. The 256 picks and
+	 * at most 44 skips are 16 to 19 passes, each with EV 3 once: its
+	 * 5th visit is a use, its 18th may be, whatever the seed. Without
+	 * the level it would be used in 12 of them. */
+	cr_assert_geq(uses3, 1, "trimmed EV never used again");
+	cr_assert_leq(uses3, 2, "trimmed EV used %u times", uses3);
 	cr_assert_eq(lb.pen[7], 0, "the retired EV is back");
+}
+
+/* Picks of EV 5 among n, each answered at once: marked if bad, else a
+ * clean ACK (as every other EV's). */
+static unsigned uses_of_5(unsigned n, bool bad)
+{
+	unsigned i, uses = 0;
+
+	for (i = 0; i < n; i++) {
+		uint16_t e = uet_lb_next(&lb, 0);
+
+		uses += e == 5;
+		uet_lb_feed(&lb, e, e == 5 && bad ? UET_LB_ECN : UET_LB_ACK,
+			    0);
+	}
+	return uses;
+}
+
+/* A path marked at every use (a degraded link) is a repeat offender:
+ * the penalty alone, spent by a pass of skipping, brings it back every
+ * other pass; the learnt level uses it less and less, down to once in
+ * UET_LB_PEN_MAX + 1 passes. Clean ACKs bring it back. */
+Test(lb, bitmap_learns_a_repeat_offender)
+{
+	unsigned late, back;
+
+	open_lb(UET_LB_BITMAP, 1, true);
+	uses_of_5(N * 400, true);
+	late = uses_of_5(N * 64, true);
+	cr_log_info("marked EV: %u uses in 64 passes", late);
+	cr_assert_leq(late, 64 / (UET_LB_PEN_MAX + 1) + 1,
+		      "a marked EV used %u times in 64 passes", late);
+	cr_assert_geq(late, 3, "no longer probed");
+	/* Healed: each clean use lowers its level by a quarter pass. */
+	uses_of_5(N * 600, false);
+	back = uses_of_5(N * 64, false);
+	cr_assert_geq(back, 60, "a healed EV used %u times in 64 passes",
+		      back);
+}
+
+/* Only congestion teaches the level: a failure retires the EV for
+ * UET_LB_PEN_MAX passes and is then forgotten (a healed path is back at
+ * once, ../pds/path_test.c). */
+Test(lb, bitmap_level_from_congestion_only)
+{
+	open_lb(UET_LB_BITMAP, 1, true);
+	uet_lb_feed(&lb, 1, UET_LB_TIMEOUT, 0);
+	uet_lb_feed(&lb, 2, UET_LB_LOSS, 0);
+	uet_lb_feed(&lb, 3, UET_LB_TRIM, 0);
+	uet_lb_feed(&lb, 4, UET_LB_ECN, 0);
+	cr_assert_eq(lb.lvl[1], 0);
+	cr_assert_eq(lb.lvl[2], 0, "trimming: a loss is a failed path");
+	cr_assert_eq(lb.lvl[3], 48, "a trim: 12 passes");
+	cr_assert_eq(lb.lvl[4], 2, "a mark: half a pass");
+	uet_lb_feed(&lb, 4, UET_LB_ACK, 0);
+	cr_assert_eq(lb.lvl[4], 1, "a clean ACK: a quarter pass less");
+	/* Without trimming a loss may be reordering: no level either. */
+	open_lb(UET_LB_BITMAP, 1, false);
+	uet_lb_feed(&lb, 2, UET_LB_LOSS, 0);
+	cr_assert_eq(lb.lvl[2], 0);
+}
+
+/* With trimming a resend goes on the EV of the latest clean ACK while
+ * no bad news came for it (bitmap, mixed): a known clean path, not the
+ * next of the walk. Without trimming, the policy's pick. */
+Test(lb, resend_on_the_last_clean_ev)
+{
+	static const uint8_t kinds[] = { UET_LB_BITMAP, UET_LB_MIXED };
+	unsigned k;
+	uint16_t e;
+
+	for (k = 0; k < sizeof(kinds); k++) {
+		open_lb(kinds[k], 1, true);
+		uet_lb_feed(&lb, 6, UET_LB_ACK, 0);
+		cr_assert_eq(uet_lb_resend(&lb, 3, 0), 6, "%s", lb.ops->name);
+		cr_assert_eq(uet_lb_resend(&lb, 3, 0), 6, "%s", lb.ops->name);
+		/* Not on the EV that lost the packet. */
+		cr_assert_neq(uet_lb_resend(&lb, 6, 0), 6);
+		/* Marked since: the policy's pick. */
+		uet_lb_feed(&lb, 6, UET_LB_ECN, 0);
+		e = uet_lb_resend(&lb, 3, 0);
+		cr_assert(e != 6 && e != 3, "%s: EV %u", lb.ops->name, e);
+		/* Timed out since (no level, a retirement): not either. */
+		uet_lb_feed(&lb, 8, UET_LB_ACK, 0);
+		cr_assert_eq(uet_lb_resend(&lb, 3, 0), 8);
+		uet_lb_feed(&lb, 8, UET_LB_TIMEOUT, 0);
+		e = uet_lb_resend(&lb, 3, 0);
+		cr_assert(e != 8 && e != 3, "%s: EV %u", lb.ops->name, e);
+		/* No trimming: the walk spreads RACK's bursts of resends. */
+		open_lb(kinds[k], 1, false);
+		uet_lb_feed(&lb, 6, UET_LB_ACK, 0);
+		for (e = 0; e < 4; e++)
+			if (uet_lb_resend(&lb, 3, 0) != 6)
+				break;
+		cr_assert_lt(e, 4, "%s: every resend on EV 6", lb.ops->name);
+	}
 }
 
 Test(lb, bitmap_loss_retires_only_with_trimming)

@@ -9,6 +9,7 @@
 TestSuite(path, .fini = t_fini);
 
 #define PATHS	4u
+#define PORTS	16u		/* the spray ports (spray_bits 4) */
 
 struct hole {
 	uint16_t home;		/* the sender's home port: SYNs pass */
@@ -16,6 +17,9 @@ struct hole {
 	int path;		/* the dead one; -1: the first sprayed */
 	uint64_t dropped;	/* requests the hole swallowed */
 	uint64_t crossed;	/* requests that took the path and arrived */
+	uint16_t port[PORTS];	/* the source ports it swallowed ... */
+	uint64_t port_dropped[PORTS];	/* ... and how many of each */
+	unsigned nport;
 };
 
 static unsigned hole_pick(void *arg, uint64_t seq, const struct uet_net_msg *m)
@@ -30,6 +34,14 @@ static unsigned hole_pick(void *arg, uint64_t seq, const struct uet_net_msg *m)
 	if (m->info.src.port % PATHS != (unsigned)h->path)
 		return 0;
 	if (h->dead) {
+		unsigned i;
+
+		for (i = 0; i < h->nport && h->port[i] != m->info.src.port;)
+			i++;
+		if (i == h->nport && i < PORTS)
+			h->port[h->nport++] = m->info.src.port;
+		if (i < PORTS)
+			h->port_dropped[i]++;
 		h->dropped++;
 		return UET_MEM_DROP;
 	}
@@ -39,7 +51,11 @@ static unsigned hole_pick(void *arg, uint64_t seq, const struct uet_net_msg *m)
 
 static struct hole hole;
 
-static void open_pair(uint8_t lb, uint16_t run, bool infer)
+/* The harness's seed (t_init's) picks each PDC's entropies. */
+#define SEED	42u
+
+static void open_pair_seed(uint8_t lb, uint16_t run, bool infer,
+			   uint64_t seed)
 {
 	struct uet_fep_config c = t_cfg();
 	struct uet_mem_config mc = { .spray_bits = 4 };
@@ -50,7 +66,11 @@ static void open_pair(uint8_t lb, uint16_t run, bool infer)
 	c.entropy_count = 16;
 	c.entropy_run = run;
 	c.loss_infer = infer;
-	t_init(2, &c, &mc);
+	memset(&T, 0, sizeof(T));
+	cr_assert_eq(uet_harness_init(&T.h, 2, &c, &mc, seed), 0);
+	T.h.on_complete = t_complete;
+	T.h.on_tx = t_tx;
+	T.h.on_rx = t_rx;
 	memset(&hole, 0, sizeof(hole));
 	hole.home = T.h.node[0].addr.port;
 	hole.dead = true;
@@ -61,12 +81,18 @@ static void open_pair(uint8_t lb, uint16_t run, bool infer)
 	t_impair(1, &imp);
 }
 
+static void open_pair(uint8_t lb, uint16_t run, bool infer)
+{
+	open_pair_seed(lb, run, infer, SEED);
+}
+
 /* 400 packets over a dead path: done, nothing failed, no peer given up. */
-static uint64_t through_dead_path(uint8_t lb, uint16_t run, bool infer)
+static uint64_t through_dead_path_seed(uint8_t lb, uint16_t run, bool infer,
+				       uint64_t seed)
 {
 	unsigned i;
 
-	open_pair(lb, run, infer);
+	open_pair_seed(lb, run, infer, seed);
 	for (i = 0; i < 20; i++)
 		t_send(0, 1, 20 * T_SEG);
 	t_run_done(T.h.now + T_LIMIT);
@@ -82,6 +108,11 @@ static uint64_t through_dead_path(uint8_t lb, uint16_t run, bool infer)
 	return hole.dropped;
 }
 
+static uint64_t through_dead_path(uint8_t lb, uint16_t run, bool infer)
+{
+	return through_dead_path_seed(lb, run, infer, SEED);
+}
+
 Test(path, oblivious_survives_a_dead_path)
 {
 	through_dead_path(UET_LB_OBLIVIOUS, 1, false);
@@ -90,11 +121,33 @@ Test(path, oblivious_survives_a_dead_path)
 	through_dead_path(UET_LB_OBLIVIOUS, 16, true);
 }
 
-/* The hole is wherever its one path starts. */
+/* The hole is wherever its one path starts. A timeout moves the PDC to
+ * a random other entropy, and a quarter of them lead into the same hole:
+ * a window may be lost there again, but on no entropy twice (lb_single.c
+ * remembers), so at most one window per entropy of the dead path. Twenty
+ * seeds, so that the bound holds by rule, not by a lucky draw. */
 Test(path, single_moves_off_a_dead_path)
 {
-	through_dead_path(UET_LB_SINGLE, 1, false);
-	cr_assert_leq(hole.dropped, 32, "more than a window lost");
+	uint64_t seed, total = 0, worst = 0;
+	unsigned i;
+
+	for (seed = 1; seed <= 20; seed++) {
+		through_dead_path_seed(UET_LB_SINGLE, 1, false, seed);
+		for (i = 0; i < hole.nport; i++)
+			cr_assert_leq(hole.port_dropped[i], 32,
+				      "seed %lu: %lu lost on one entropy, "
+				      "more than a window",
+				      (unsigned long)seed,
+				      (unsigned long)hole.port_dropped[i]);
+		total += hole.dropped;
+		worst = hole.dropped > worst ? hole.dropped : worst;
+		t_fini();
+	}
+	cr_log_info("single, 20 seeds: %lu packets lost in the hole in all, "
+		    "at most %lu", (unsigned long)total, (unsigned long)worst);
+	/* Measured: 864 in all, at most 96 (without the memory: 928, at
+	 * most 128; no entropy twice in these seeds by chance, which
+	 * lb_test.c's single_remembers_timed_out_evs rules out). */
 }
 
 Test(path, path_aware_avoid_a_dead_path)
