@@ -33,6 +33,23 @@
  * port), info.home whether that was the home port, info.ts the `now`
  * given to recv().
  *
+ * Planes (cms.md §5.7, one plane per port, same FA on all ports): with
+ * nplanes > 0 the port keeps its one address but each packet leaves by
+ * the interface of plane uet_udp_plane(entropy), forced with IP_PKTINFO /
+ * IPV6_PKTINFO. One EV, one plane: path feedback per EV stays unambiguous
+ * and the EV policies steer off a dead or congested plane unchanged. A
+ * GSO train never mixes planes. Spray socket i gets a port that is i
+ * modulo nplanes: a peer with the same planes echoes that port as the
+ * entropy of its ACK, which so takes the request's plane back. Packets
+ * from the home port (SYN phase) are answered on the plane of the home
+ * port modulo nplanes, unless one came in since: an answer leaves by the
+ * plane the latest packet from its destination and port came in by.
+ * A plane without link (its interface down or without carrier, read
+ * every 32 send() calls, or a send failing ENETUNREACH/ENETDOWN: no route
+ * through it) hands its packets to the next plane, as a NIC keeps off a
+ * port without link (cms.md §5.7: the CCC picks among ports with
+ * capacity). A plane that fails beyond its link is the EV policies' work.
+ *
  * ICMP errors (port unreachable and the like) are not reported: sockets
  * are unconnected and do not ask for IP_RECVERR, so a send to a closed
  * port looks like a lost packet.
@@ -55,6 +72,7 @@
 #define UET_UDP_BUF_DEFAULT	(4u << 20)
 #define UET_UDP_BATCH_DEFAULT	64
 #define UET_UDP_BATCH_MAX	1024	/* the kernel's UIO_MAXIOV */
+#define UET_UDP_PLANES_MAX	8
 
 /* Fill with uet_udp_config_default() and change what differs. */
 struct uet_udp_config {
@@ -80,6 +98,10 @@ struct uet_udp_config {
 	 * datagrams on the wire; sockets accept coalesced datagrams
 	 * (UDP_GRO) and recv() hands their packets out one by one. */
 	bool gso;
+	/* Planes: nplanes interface indexes (if_nametoindex); 0 = none,
+	 * the kernel's route picks the interface. */
+	unsigned nplanes;
+	unsigned plane_ifindex[UET_UDP_PLANES_MAX];
 };
 
 /* Counters of one port. */
@@ -97,6 +119,9 @@ struct uet_udp_stats {
 	uint64_t gso_trains;		/* sends of more than one packet */
 	uint64_t gro_trains;		/* receives of more than one packet */
 	unsigned gso_off;		/* errno that turned GSO off, or 0 */
+	uint64_t plane_down;		/* times a plane was found without
+					 * link: its packets went to the next
+					 * plane until it was back */
 };
 
 /* Defaults: port 0, prefer_iana, k = UET_UDP_ENTROPY_BITS_DEFAULT,
@@ -124,6 +149,11 @@ void uet_udp_config_default(struct uet_udp_config *cfg);
  * an epoll set of every socket otherwise). */
 int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 		 const struct uet_udp_config *cfg);
+
+/* The plane (0..nplanes-1) a packet of this entropy value leaves by:
+ * EV mod nplanes, so every EV has exactly one plane; 0 when nplanes is
+ * 0 or 1. */
+unsigned uet_udp_plane(uint16_t entropy, unsigned nplanes);
 
 /* The last error of this port, or with NULL the last failed open of this
  * thread; "" when none. */

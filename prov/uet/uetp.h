@@ -143,6 +143,7 @@ struct fi_provider *fi_prov_ini(void);
 
 struct uetp_env {
 	char *iface;			/* FI_UET_IFACE: comma-separated names */
+	char *planes;			/* FI_UET_PLANES: comma-separated names */
 	int udp_port;			/* FI_UET_UDP_PORT */
 	int entropy_bits;		/* FI_UET_ENTROPY_BITS */
 	char *pcap;			/* FI_UET_PCAP */

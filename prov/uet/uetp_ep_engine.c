@@ -2,6 +2,7 @@
  * counters, random bytes, the pcap tap), the UDP port and the struct
  * uet_fep opened on it, and the request pool operations are posted with.
  */
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +235,63 @@ void uetp_ep_complete_req(struct uetp_ep *ep, struct uetp_req *req,
 
 /* ---- the UDP port and the engine ---- */
 
+/* The names of FI_UET_PLANES (0: unset). */
+static unsigned uetp_ep_planes_count(void)
+{
+	const char *s = uetp_env.planes;
+	unsigned n = s && *s ? 1 : 0;
+
+	for (; s && *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* FI_UET_PLANES into u: one interface index per name, in order (plane i
+ * carries the EVs e with e mod n == i). -FI_EINVAL with a line naming
+ * what is wrong: a name that is no interface here, an empty one, too
+ * many, or raw IP. */
+static int uetp_ep_planes(struct uet_udp_config *u)
+{
+	const char *s = uetp_env.planes, *end;
+	char name[IF_NAMESIZE];
+	size_t len;
+
+	if (!s)
+		return 0;
+	if (uetp_env.transport == UETP_TRANSPORT_IP) {
+		FI_WARN(&uetp_prov, FI_LOG_EP_CTRL, "FI_UET_PLANES is for "
+			"FI_UET_TRANSPORT=udp only\n");
+		return -FI_EINVAL;
+	}
+	if (uetp_ep_planes_count() > UET_UDP_PLANES_MAX) {
+		FI_WARN(&uetp_prov, FI_LOG_EP_CTRL, "FI_UET_PLANES=\"%s\": "
+			"more than %d planes\n", s, UET_UDP_PLANES_MAX);
+		return -FI_EINVAL;
+	}
+	for (u->nplanes = 0;; s = end + 1) {
+		end = strchr(s, ',');
+		if (!end)
+			end = s + strlen(s);
+		len = (size_t)(end - s);
+		if (len && len < sizeof(name)) {
+			memcpy(name, s, len);
+			name[len] = '\0';
+			u->plane_ifindex[u->nplanes] = if_nametoindex(name);
+		}
+		if (!len || len >= sizeof(name) ||
+		    !u->plane_ifindex[u->nplanes]) {
+			FI_WARN(&uetp_prov, FI_LOG_EP_CTRL, "FI_UET_PLANES: "
+				"\"%.*s\" is not an interface\n", (int)len, s);
+			return -FI_EINVAL;
+		}
+		u->nplanes++;
+		if (!*end)
+			return 0;
+	}
+}
+
 static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact,
+			    const struct uet_udp_config *planes,
 			    struct uet_net **netp)
 {
 	struct uetp_domain *dom = ep->domain;
@@ -243,6 +300,9 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact,
 	int ret;
 
 	uet_udp_config_default(&u);
+	u.nplanes = planes->nplanes;
+	memcpy(u.plane_ifindex, planes->plane_ifindex,
+	       sizeof(u.plane_ifindex));
 	u.entropy_bits = ep->entropy_bits;
 	u.gso = !!uetp_env.udp_gso;
 	u.dscp = ep->dscp;		/* the traffic class, on every packet */
@@ -297,8 +357,12 @@ static int uetp_ep_ip_open(struct uetp_ep *ep, struct uet_net **netp)
 int uetp_ep_port_open(struct uetp_ep *ep, uint16_t exact,
 		      struct uet_net **netp)
 {
+	struct uet_udp_config planes = { .nplanes = 0 };
 	int ret;
 
+	ret = uetp_ep_planes(&planes);
+	if (ret)
+		return ret;
 	if (uetp_env.transport == UETP_TRANSPORT_IP) {
 		ret = exact ? UET_ERR_INVAL : uetp_ep_ip_open(ep, netp);
 		if (ret)
@@ -306,7 +370,7 @@ int uetp_ep_port_open(struct uetp_ep *ep, uint16_t exact,
 			       ret == UET_ERR_IO ? -FI_EPERM : uetp_errno(ret);
 		return 0;
 	}
-	ret = uetp_ep_udp_open(ep, exact, netp);
+	ret = uetp_ep_udp_open(ep, exact, &planes, netp);
 	if (ret)
 		return ret == UET_ERR_INVAL ? -FI_EADDRINUSE : uetp_errno(ret);
 	return 0;
@@ -444,6 +508,10 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	c->loss_infer = !!uetp_env.loss_infer;
 	if (uetp_env.link_gbps)
 		c->link_bps = (uint64_t)uetp_env.link_gbps * 1000000000ull;
+	/* cms.md §5.7: the CCC's BDP is the aggregate of the planes it
+	 * sprays over (one port per plane, each at link_bps) */
+	if (uetp_ep_planes_count() > 1)
+		c->link_bps *= uetp_ep_planes_count();
 	if (uetp_env.base_rtt_us)
 		c->base_rtt = (uet_time)uetp_env.base_rtt_us * UET_USEC;
 	c->rndv_threshold = uetp_env.rndv_threshold;

@@ -133,6 +133,12 @@ static void uetp_define_params(void)
 	fi_param_define(&uetp_prov, "iface", FI_PARAM_STRING,
 		"Comma-separated interface names whose addresses become "
 		"domains (default: every interface that is up, loopback last)");
+	fi_param_define(&uetp_prov, "planes", FI_PARAM_STRING,
+		"Comma-separated interface names, one per fabric plane: an "
+		"endpoint keeps its one address and sends each packet out of "
+		"plane (entropy value mod planes), up to %d; UDP only "
+		"(default: none, the route picks the interface)",
+		UET_UDP_PLANES_MAX);
 	fi_param_define(&uetp_prov, "udp_port", FI_PARAM_INT,
 		"Preferred UDP home port (where peers send) of the first "
 		"endpoint on an address; later endpoints get an ephemeral "
@@ -358,6 +364,7 @@ static void uetp_read_params(void)
 	int v;
 
 	uetp_env.iface = uetp_env_str("iface");
+	uetp_env.planes = uetp_env_str("planes");
 	uetp_env.pcap = uetp_env_str("pcap");
 	uetp_env.key_file = uetp_env_str("key_file");
 	uetp_read_transport();
@@ -432,6 +439,8 @@ static void uetp_cleanup(void)
 {
 	uetp_pcap_cleanup();
 	free(uetp_env.iface);
+	free(uetp_env.planes);
+	uetp_env.planes = NULL;
 	free(uetp_env.pcap);
 	free(uetp_env.impair);
 	free(uetp_env.key_file);

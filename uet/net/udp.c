@@ -12,6 +12,10 @@
  * preferred and free, else the kernel's pick. Sockets never set
  * SO_REUSEADDR, so two endpoints can never share a port.
  *
+ * Planes: a packet's plane (uet_udp_plane) names the interface it leaves
+ * by in an IP_PKTINFO / IPV6_PKTINFO cmsg; the source address stays the
+ * bound one, so the peer sees one FA whatever the plane.
+ *
  * ICMP: the sockets are unconnected and leave IP_RECVERR off, so Linux
  * does not queue errors such as port unreachable on them; a send to a
  * closed port behaves like a lost packet. Should an error still surface
@@ -27,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <netinet/udp.h>
@@ -54,12 +60,17 @@
 				 * of older kernels) */
 #define UDP_GRO_SLOTS	8	/* coalesced datagrams read per call */
 #define UDP_GRO_CAP	65536u	/* one coalesced datagram at most */
+#define UDP_PLANE_TRIES	64	/* ports held while looking for a residue */
+#define UDP_PLANE_SEEN	64	/* arrival planes remembered (a power of 2) */
+#define UDP_PLANE_CHECK	32	/* send calls between link state reads */
 
 /* Room for the control messages of one packet: TOS, a drop count and the
- * GRO segment size on receive, TOS and the GSO segment size on send. */
+ * GRO segment size on receive, TOS, the GSO segment size and the plane's
+ * interface on send. */
 union udp_cbuf {
 	struct cmsghdr align;
-	char buf[CMSG_SPACE(sizeof(int)) * 4];
+	char buf[CMSG_SPACE(sizeof(int)) * 4 +
+		 CMSG_SPACE(sizeof(struct in6_pktinfo))];
 };
 
 /* A coalesced datagram (UDP_GRO) not yet handed out in full. */
@@ -69,6 +80,12 @@ struct udp_gro_slot {
 	size_t len, off;		/* bytes read, bytes handed out */
 	size_t seg;			/* packet size (the last may be less) */
 	bool spray;			/* read from a spray socket */
+};
+
+/* The plane the latest packet from a source address came in by. */
+struct udp_plane_seen {
+	struct uet_addr src;		/* af 0: empty */
+	uint8_t plane;
 };
 
 struct udp_port {
@@ -86,6 +103,13 @@ struct udp_port {
 	unsigned batch;
 	bool gso;			/* trains go as one UDP_SEGMENT message */
 	bool gro;			/* sockets take coalesced datagrams */
+	unsigned nplanes;		/* 0: the route picks the interface */
+	unsigned plane_ifindex[UET_UDP_PLANES_MAX];
+	struct udp_plane_seen *seen;	/* UDP_PLANE_SEEN, with nplanes > 1 */
+	struct udp_plane_seen *seen_mem;	/* what seen was (to free) */
+	char plane_name[UET_UDP_PLANES_MAX][IF_NAMESIZE];
+	unsigned plane_down;		/* planes whose interface is down */
+	unsigned send_calls;		/* since the link states were read */
 	struct udp_gro_slot *gro_slot;	/* UDP_GRO_SLOTS, with gro */
 	unsigned gro_head, gro_count;	/* slots still holding packets */
 	unsigned *segs;			/* per message of a send: packets */
@@ -122,6 +146,11 @@ uint16_t uet_udp_tx_port(const struct uet_net *net,
 	if (info->home || !p->nspray)
 		return net->local.port;
 	return p->spray_port[info->entropy & (p->nspray - 1)];
+}
+
+unsigned uet_udp_plane(uint16_t entropy, unsigned nplanes)
+{
+	return nplanes > 1 ? entropy % nplanes : 0;
 }
 
 void uet_udp_config_default(struct uet_udp_config *cfg)
@@ -192,6 +221,12 @@ static int udp_socket(struct udp_port *p, bool home, uint16_t port,
 	if (home) {
 		uet_sockopt_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
 		(void)uet_sockopt_set(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
+		/* the arrival interface: which plane a peer's home port
+		 * reached us by (udp_rx_plane) */
+		if (p->seen && uet_sockopt_set(fd, v6 ? IPPROTO_IPV6 :
+					       IPPROTO_IP, v6 ?
+					       IPV6_RECVPKTINFO : IP_PKTINFO, 1))
+			p->seen = NULL;
 	}
 	len = uet_sockaddr_from(&p->net.local, port, &ss);
 	if (bind(fd, (struct sockaddr *)&ss, len)) {
@@ -234,6 +269,31 @@ static int udp_bind_home(struct udp_port *p, const struct uet_udp_config *cfg)
 	return p->net.local.port ? 0 : -EINVAL;
 }
 
+/* Spray socket i on a kernel-picked port that is i modulo nplanes, so
+ * that a peer echoing it (an ACK leaves on the request's raw source port
+ * as entropy) answers on the plane the request took: a dead plane is
+ * dead both ways for an EV, never half. Ports of the wrong residue are
+ * held until one fits, so the kernel offers others. Returns the fd or
+ * -errno. */
+static int udp_spray_socket(struct udp_port *p, unsigned i,
+			    const struct uet_udp_config *cfg)
+{
+	int held[UDP_PLANE_TRIES];
+	unsigned n = 0;
+	int fd;
+
+	for (;;) {
+		fd = udp_socket(p, false, 0, cfg);
+		if (fd < 0 || p->nplanes < 2 || n == UDP_PLANE_TRIES ||
+		    udp_bound_port(fd) % p->nplanes == i % p->nplanes)
+			break;
+		held[n++] = fd;
+	}
+	while (n)
+		close(held[--n]);
+	return fd;
+}
+
 /* The spray sockets on kernel-picked ports, and the epoll set that makes
  * one fd of all. Returns 0 or -errno. */
 static int udp_bind_spray(struct udp_port *p, const struct uet_udp_config *cfg)
@@ -252,7 +312,7 @@ static int udp_bind_spray(struct udp_port *p, const struct uet_udp_config *cfg)
 	if (epoll_ctl(p->ep_fd, EPOLL_CTL_ADD, p->home_fd, &ev))
 		goto ep_fail;
 	for (i = 0; i < p->nspray; i++) {
-		fd = udp_socket(p, false, 0, cfg);
+		fd = udp_spray_socket(p, i, cfg);
 		if (fd < 0)
 			return fd;
 		p->spray_fd[i] = fd;
@@ -295,6 +355,11 @@ static const char *udp_config_bad(const struct uet_udp_config *cfg)
 		return "dscp above 63";
 	if (cfg->batch > UET_UDP_BATCH_MAX)
 		return "batch above UET_UDP_BATCH_MAX";
+	if (cfg->nplanes > UET_UDP_PLANES_MAX)
+		return "nplanes above UET_UDP_PLANES_MAX";
+	for (unsigned i = 0; i < cfg->nplanes; i++)
+		if (!cfg->plane_ifindex[i])
+			return "plane without an interface index";
 	return NULL;
 }
 
@@ -312,6 +377,7 @@ static void udp_free(struct udp_port *p)
 	if (p->gro_slot)
 		free(p->gro_slot[0].data);
 	free(p->gro_slot);
+	free(p->seen_mem);
 	free(p->segs);
 	free(p->spray_fd);
 	free(p->spray_port);
@@ -361,6 +427,24 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	p->tos = (uint8_t)(cfg->dscp << 2 | cfg->ecn);
 	p->batch = cfg->batch ? cfg->batch : UET_UDP_BATCH_DEFAULT;
 	p->gso = p->gro = cfg->gso;
+	p->nplanes = cfg->nplanes;
+	memcpy(p->plane_ifindex, cfg->plane_ifindex,
+	       sizeof(p->plane_ifindex));
+	for (i = 0; i < p->nplanes; i++) {
+		if (!if_indextoname(p->plane_ifindex[i], p->plane_name[i])) {
+			snprintf(udp_open_err, sizeof(udp_open_err),
+				 "plane %u: no interface of index %u", i,
+				 p->plane_ifindex[i]);
+			udp_free(p);
+			return UET_ERR_INVAL;
+		}
+	}
+	if (p->nplanes > 1) {
+		p->seen = p->seen_mem = calloc(UDP_PLANE_SEEN,
+					       sizeof(*p->seen));
+		if (!p->seen)
+			goto nomem;
+	}
 	p->spray_fd = malloc((p->nspray + 1) * sizeof(*p->spray_fd));
 	for (i = 0; p->spray_fd && i < p->nspray; i++)
 		p->spray_fd[i] = -1;
@@ -454,9 +538,79 @@ static bool udp_tx_ok(struct udp_port *p, const struct uet_net_msg *m)
 	return true;
 }
 
+/* The slot of a source address among the remembered arrivals. */
+static struct udp_plane_seen *udp_seen_slot(const struct udp_port *p,
+					    const uint8_t *ip, uint16_t port)
+{
+	uint32_t h = 2166136261u ^ port;
+
+	for (unsigned i = 0; i < 16; i++)
+		h = (h ^ ip[i]) * 16777619u;
+	return &p->seen[h & (UDP_PLANE_SEEN - 1)];
+}
+
+/* A packet arrived at the home socket from src by interface ifindex. */
+static void udp_rx_plane(struct udp_port *p, const struct uet_addr *src,
+			 unsigned ifindex)
+{
+	struct udp_plane_seen *s;
+
+	for (unsigned i = 0; i < p->nplanes; i++) {
+		if (p->plane_ifindex[i] != ifindex)
+			continue;
+		s = udp_seen_slot(p, src->ip, src->port);
+		s->src = *src;
+		s->plane = (uint8_t)i;
+		return;
+	}
+}
+
+/* plane, or while its interface is down the next live one: a NIC does
+ * not send out of a port without link (cms.md §5.7: the CCC picks among
+ * ports with capacity). All down: plane, to be counted unreachable. */
+static unsigned udp_live_plane(const struct udp_port *p, unsigned plane)
+{
+	for (unsigned i = 0; i < p->nplanes; i++) {
+		unsigned q = (plane + i) % p->nplanes;
+
+		if (!(p->plane_down & 1u << q))
+			return q;
+	}
+	return plane;
+}
+
+/* A packet's plane: its entropy mod nplanes (uet_udp_plane), except an
+ * answer whose entropy echoes a source port we heard from at that
+ * address: the plane that came in by. For a peer's spray port that is
+ * the same plane (its ports keep their residue); for its home port,
+ * which has none, it is the plane its SYN phase found alive. */
+static unsigned udp_tx_plane(const struct udp_port *p,
+			     const struct uet_pkt_info *i)
+{
+	if (p->seen) {
+		const struct udp_plane_seen *s;
+
+		s = udp_seen_slot(p, i->dst.ip, i->entropy);
+		if (s->src.af == i->dst.af && s->src.port == i->entropy &&
+		    !memcmp(s->src.ip, i->dst.ip, sizeof(s->src.ip)))
+			return udp_live_plane(p, s->plane);
+	}
+	return udp_live_plane(p, uet_udp_plane(i->entropy, p->nplanes));
+}
+
+/* The interface index a packet leaves by, 0 for the route's choice. */
+static unsigned udp_tx_ifindex(const struct udp_port *p,
+			       const struct uet_pkt_info *i)
+{
+	if (!p->nplanes)
+		return 0;
+	return p->plane_ifindex[udp_tx_plane(p, i)];
+}
+
 /* May packet b ride in the GSO train that packet a starts, which has
- * segs packets and bytes bytes so far? Same socket, destination and TOS,
- * the size of a (only the last may be shorter). */
+ * segs packets and bytes bytes so far? Same socket, destination, TOS and
+ * plane (the socket does not imply the plane: 2^k spray sockets, any
+ * nplanes), the size of a (only the last may be shorter). */
 static bool udp_tx_joins(const struct udp_port *p, const struct uet_net_msg *a,
 			 const struct uet_net_msg *b, unsigned segs,
 			 size_t bytes)
@@ -468,7 +622,32 @@ static bool udp_tx_joins(const struct udp_port *p, const struct uet_net_msg *a,
 	       udp_tx_fd(p, &b->info) == udp_tx_fd(p, &a->info) &&
 	       b->info.dst.port == a->info.dst.port &&
 	       !memcmp(b->info.dst.ip, a->info.dst.ip, sizeof(a->info.dst.ip)) &&
-	       udp_tx_tos(p, b) == udp_tx_tos(p, a);
+	       udp_tx_tos(p, b) == udp_tx_tos(p, a) &&
+	       udp_tx_plane(p, &b->info) == udp_tx_plane(p, &a->info);
+}
+
+/* The egress interface of a plane into c; returns the cmsg space used.
+ * ipi_spec_dst / ipi6_addr stay zero: the bound FA is the source. */
+static size_t udp_tx_plane_cmsg(const struct udp_port *p, struct cmsghdr *c,
+				unsigned ifindex)
+{
+	if (p->af == AF_INET) {
+		struct in_pktinfo pi = { .ipi_ifindex = (int)ifindex };
+
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		return CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in6_pktinfo pi = { .ipi6_ifindex = ifindex };
+
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		return CMSG_SPACE(sizeof(pi));
+	}
 }
 
 /* Message k of the vector: the packets msgs[0..segs) (one, or a GSO
@@ -493,6 +672,9 @@ static void udp_tx_prep(struct udp_port *p, const struct uet_net_msg *msgs,
 	h->msg_iovlen = segs;
 	p->segs[k] = segs;
 
+	/* Zeroed: CMSG_NXTHDR reads the next header's length, and the
+	 * buffer holds whatever the last recvmmsg left. */
+	memset(p->cbuf[k].buf, 0, sizeof(p->cbuf[k].buf));
 	h->msg_control = p->cbuf[k].buf;
 	h->msg_controllen = sizeof(p->cbuf[k].buf);
 	c = CMSG_FIRSTHDR(h);
@@ -512,7 +694,10 @@ static void udp_tx_prep(struct udp_port *p, const struct uet_net_msg *msgs,
 		c->cmsg_len = CMSG_LEN(sizeof(seg));
 		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
 		clen += CMSG_SPACE(sizeof(seg));
+		c = CMSG_NXTHDR(h, c);
 	}
+	if (p->nplanes)
+		clen += udp_tx_plane_cmsg(p, c, udp_tx_ifindex(p, &msgs[0].info));
 	h->msg_controllen = clen;
 	if (!clen)
 		h->msg_control = NULL;
@@ -539,6 +724,46 @@ static bool udp_refused(int err)
 static bool udp_gso_unsupported(int err)
 {
 	return err == EIO || err == EOPNOTSUPP || err == ENOPROTOOPT;
+}
+
+/* The send of m failed with err: if it says the plane's own interface
+ * is down (the route through it is gone), mark that plane down and say
+ * so, to send m again on another. */
+static bool udp_plane_failed(struct udp_port *p, const struct uet_net_msg *m,
+			     int err)
+{
+	unsigned plane;
+
+	if (p->nplanes < 2 || (err != ENETUNREACH && err != ENETDOWN))
+		return false;
+	plane = udp_tx_plane(p, &m->info);
+	if (p->plane_down & 1u << plane)
+		return false;		/* every plane is down */
+	p->plane_down |= 1u << plane;
+	p->st.plane_down++;
+	return true;
+}
+
+/* Which planes have no link (down, or no carrier: the far end is down),
+ * read from the interfaces as a NIC knows its ports' link. A plane the
+ * kernel cannot tell about counts as up: its packets then show. */
+static void udp_planes_check(struct udp_port *p)
+{
+	unsigned down = 0;
+
+	for (unsigned i = 0; i < p->nplanes; i++) {
+		struct ifreq ifr;
+
+		memset(&ifr, 0, sizeof(ifr));
+		memcpy(ifr.ifr_name, p->plane_name[i], IF_NAMESIZE);
+		if (ioctl(p->home_fd, SIOCGIFFLAGS, &ifr))
+			continue;
+		if (!(ifr.ifr_flags & IFF_UP) || !(ifr.ifr_flags & IFF_RUNNING))
+			down |= 1u << i;
+	}
+	if (down & ~p->plane_down)
+		p->st.plane_down++;
+	p->plane_down = down;
 }
 
 /* One sendmmsg vector from msgs: messages of one socket, each a packet or
@@ -581,6 +806,8 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 
 	if (n > INT_MAX)
 		n = INT_MAX;
+	if (p->nplanes > 1 && ++p->send_calls % UDP_PLANE_CHECK == 0)
+		udp_planes_check(p);
 	while (taken < n) {
 		/* A run of packets leaving from the same port, in order. */
 		int fd, cnt, r, err;
@@ -611,6 +838,8 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 		/* A stray ICMP error was reported instead of sending: the
 		 * packet did not leave, try it again. */
 		if (err == ECONNREFUSED && ++skips <= UDP_ICMP_SKIPS)
+			continue;
+		if (udp_plane_failed(p, &msgs[taken], err))
 			continue;
 		if (p->segs[0] > 1) {
 			/* The train, not its packets: a path too narrow
@@ -686,6 +915,22 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 
 			memcpy(&v, CMSG_DATA(c), sizeof(v));
 			seg = v > 0 ? (size_t)v : 0;
+		} else if (p->seen && !sock &&
+			   c->cmsg_level == IPPROTO_IP &&
+			   c->cmsg_type == IP_PKTINFO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			udp_rx_plane(p, &m->info.src, (unsigned)pi.ipi_ifindex);
+		} else if (p->seen && !sock &&
+			   c->cmsg_level == IPPROTO_IPV6 &&
+			   c->cmsg_type == IPV6_PKTINFO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			udp_rx_plane(p, &m->info.src, pi.ipi6_ifindex);
 		}
 	}
 	return seg;

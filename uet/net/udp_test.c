@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -660,6 +661,179 @@ Test(udp, gro_truncates_each_packet)
 	trains(UET_AF_INET, 5, 800);
 }
 
+/* Planes (cms.md §5.7): each EV has exactly one plane, EV mod planes,
+ * and every plane carries some. */
+Test(udp, plane_is_ev_mod_planes)
+{
+	unsigned n, e, used;
+
+	cr_assert_eq(uet_udp_plane(7, 0), 0);
+	cr_assert_eq(uet_udp_plane(7, 1), 0);
+	for (n = 2; n <= UET_UDP_PLANES_MAX; n++) {
+		used = 0;
+		for (e = 0; e < 256; e++) {
+			unsigned pl = uet_udp_plane((uint16_t)e, n);
+
+			cr_assert_lt(pl, n);
+			cr_assert_eq(pl, e % n, "ev %u, %u planes", e, n);
+			used |= 1u << pl;
+		}
+		cr_assert_eq(used, (1u << n) - 1, "%u planes: unused plane", n);
+	}
+}
+
+/* Packets of one spray socket but of two planes never share a GSO train;
+ * every packet still arrives, from the one FA, whatever its plane. The
+ * planes are all loopback here (IP_PKTINFO names it), so only the train
+ * cut is seen: 12 on EV 1, 12 alternating EV 9 and 1, 8 on EV 9; with 8
+ * spray sockets all leave from socket 1. 3 planes: 1 and 9 are planes 1
+ * and 0, two trains. 2 planes: both plane 1, one train of 32, as without
+ * planes. */
+static void plane_trains(uint8_t af, unsigned nplanes, unsigned want_trains)
+{
+	struct uet_udp_config c = cfg_k(3), c0 = cfg_k(0);
+	static struct uet_net_msg tx[32], rx[32];
+	struct uet_udp_stats st;
+	struct uet_net *a, *b;
+	unsigned i, got;
+
+	c.nplanes = nplanes;
+	for (i = 0; i < nplanes; i++)
+		c.plane_ifindex[i] = if_nametoindex("lo");
+	cr_assert(!nplanes || c.plane_ifindex[0], "no lo interface");
+	a = open_ok(af, &c);
+	b = open_ok(af, &c0);
+	for (i = 0; i < 32; i++) {
+		uint16_t e = i < 12 ? 1 : i < 24 ? (i % 2 ? 1 : 9) : 9;
+
+		tx_set(&tx[i], i, i, 1000, &b->local, e);
+	}
+	send_all(a, tx, 32);
+	uet_udp_stats(a, &st);
+	cr_assert_eq(st.gso_off, 0, "GSO turned off: errno %u", st.gso_off);
+	cr_assert_eq(st.gso_trains, want_trains, "trains sent: %llu",
+		     (unsigned long long)st.gso_trains);
+	rx_init(rx, 32, PKT_MAX);
+	got = recv_wait(b, rx, 32, 0);
+	cr_assert_eq(got, 32, "got %u of 32", got);
+	for (i = 0; i < 32; i++) {
+		struct uet_addr want = a->local;
+
+		want.port = txp(a, 1, false);
+		cr_assert_eq(id_of(rx[i].buf), i, "packet %u out of order", i);
+		check_bytes(&rx[i]);
+		cr_assert(uet_addr_equal(&rx[i].info.src, &want));
+	}
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+/* Spray socket i's port is i modulo nplanes: a peer's ACK, which
+ * echoes the raw source port as its entropy, takes the request's plane. */
+Test(udp, spray_ports_keep_their_plane)
+{
+	struct uet_udp_config c = cfg_k(3);
+	struct uet_net *a;
+
+	for (unsigned n = 2; n <= 5; n++) {
+		c.nplanes = n;
+		for (unsigned i = 0; i < n; i++)
+			c.plane_ifindex[i] = if_nametoindex("lo");
+		a = open_ok(UET_AF_INET, &c);
+		for (uint16_t e = 0; e < 8; e++)
+			cr_assert_eq(txp(a, e, false) % n, uet_udp_plane(e, n),
+				     "%u planes, ev %u: port %u", n, e,
+				     txp(a, e, false));
+		a->ops->close(a);
+	}
+}
+
+/* An answer whose entropy echoes a source port heard at that address
+ * leaves by the plane that port's packets came in by, not by arithmetic:
+ * a peer's home port has no residue, and its SYN phase must be answered
+ * on a plane it found alive. Planes [lo, lo]: arrivals count as plane 0.
+ * The peer's home port H is odd, so H and H + 8 (the same spray socket)
+ * are plane 1 by arithmetic: one train of 16 without learning, two
+ * once H was heard (H on plane 0, H + 8 on plane 1). */
+static void plane_learnt(uint8_t af)
+{
+	struct uet_udp_config c = cfg_k(3), c0 = cfg_k(0);
+	static struct uet_net_msg tx[16], rx[16];
+	struct uet_udp_stats st;
+	struct uet_net *a, *b;
+	uint16_t h;
+	unsigned i, tries = 0;
+
+	c.nplanes = 2;
+	c.plane_ifindex[0] = c.plane_ifindex[1] = if_nametoindex("lo");
+	a = open_ok(af, &c);
+	do {
+		b = open_ok(af, &c0);
+		h = b->local.port;
+		if (!(h & 1))
+			b->ops->close(b);
+	} while (!(h & 1) && ++tries < 100);
+	cr_assert(h & 1, "no odd port in 100 tries");
+	for (int learnt = 0; learnt < 2; learnt++) {
+		if (learnt) {	/* b's home port speaks to a's home */
+			struct uet_addr to = a->local;
+
+			tx_set(&tx[0], 0, 99, 100, &to, 0);
+			tx[0].info.home = true;
+			send_all(b, tx, 1);
+			rx_init(rx, 1, PKT_MAX);
+			cr_assert_eq(recv_wait(a, rx, 1, 0), 1);
+			cr_assert_eq(rx[0].info.src.port, h);
+		}
+		for (i = 0; i < 16; i++)
+			tx_set(&tx[i], i, i, 1000, &b->local,
+			       (uint16_t)(i < 8 ? h : h + 8));
+		uet_udp_stats(a, &st);
+		send_all(a, tx, 16);
+		{
+			uint64_t before = st.gso_trains;
+
+			uet_udp_stats(a, &st);
+			cr_assert_eq(st.gso_trains - before, learnt ? 2 : 1,
+				     "learnt %d: %llu trains", learnt,
+				     (unsigned long long)(st.gso_trains -
+							  before));
+		}
+		rx_init(rx, 16, PKT_MAX);
+		cr_assert_eq(recv_wait(b, rx, 16, 0), 16);
+		for (i = 0; i < 16; i++)
+			check_bytes(&rx[i]);
+	}
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+Test(udp, plane_of_an_answer_is_learnt_v4)
+{
+	plane_learnt(UET_AF_INET);
+}
+
+Test(udp, plane_of_an_answer_is_learnt_v6)
+{
+	plane_learnt(UET_AF_INET6);
+}
+
+Test(udp, planes_split_trains_v4)
+{
+	plane_trains(UET_AF_INET, 3, 2);
+}
+
+Test(udp, planes_split_trains_v6)
+{
+	plane_trains(UET_AF_INET6, 3, 2);
+}
+
+Test(udp, planes_dividing_sockets_keep_trains)
+{
+	plane_trains(UET_AF_INET, 2, 1);
+	plane_trains(UET_AF_INET, 0, 1);
+}
+
 /* Off: one datagram per packet both ways. */
 Test(udp, gso_off)
 {
@@ -956,6 +1130,15 @@ Test(udp, bad_address_refused)
 	c = cfg_k(3);
 	c.batch = UET_UDP_BATCH_MAX + 1;
 	open_bad(a, &c, "batch");
+	c = cfg_k(3);
+	c.nplanes = UET_UDP_PLANES_MAX + 1;
+	open_bad(a, &c, "nplanes");
+	c = cfg_k(3);
+	c.nplanes = 2;
+	c.plane_ifindex[0] = 1;
+	open_bad(a, &c, "plane without ifindex");
+	c.plane_ifindex[1] = 1000000;	/* no such interface */
+	open_bad(a, &c, "plane of no interface");
 }
 
 Test(udp, bad_packets_refused)
