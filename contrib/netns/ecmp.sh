@@ -26,7 +26,8 @@
 #
 # Addresses (inside these namespaces only): sender 10.253.0.1 on device
 # uet0, receiver 10.253.0.2 on uet0; path i: sender 10.254.i.1 - router
-# 10.254.i.2 and router 10.255.i.1 - receiver 10.255.i.2.
+# 10.254.i.2 and router 10.255.i.1 - receiver 10.255.i.2; ft_bw's own
+# out-of-band TCP connection on a direct link mg, 10.252.253.1 - .2.
 # Exit: 0 ok, 1 error, 2 usage, 77 cannot here (not root, no netns/tbf).
 set -u
 
@@ -98,6 +99,17 @@ up() { # NAME PATHS RATE
 	nsx "$name-r" ip route add 10.253.0.1/32 src 10.253.0.2 $hops_r
 	nsx "$name-s" ip route get 10.253.0.2 from 10.253.0.1 >/dev/null ||
 		die "no route from sender to receiver"
+	# A control link for ft_bw's out-of-band TCP connection, outside
+	# the paths: a cut path must not take the test's own socket with it
+	# (hashed onto it, it stalled both sides until the timeout).
+	ip link add "e${name}ms" type veth peer name "e${name}mr" ||
+		skip "veth refused"
+	ip link set "e${name}ms" netns "$name-s" name mg
+	ip link set "e${name}mr" netns "$name-r" name mg
+	nsx "$name-s" ip addr add 10.252.253.1/30 dev mg
+	nsx "$name-r" ip addr add 10.252.253.2/30 dev mg
+	nsx "$name-s" ip link set mg up
+	nsx "$name-r" ip link set mg up
 }
 
 # tbf at RATE toward the receiver, a buffer of ~5 ms at that rate.
@@ -139,7 +151,7 @@ measure() { # NAME LABEL CAP_KBIT CUT_PATH ENV...
 	nsx "$name-r" env FI_PROVIDER_PATH="$top/prov/uet/.libs" \
 		FI_UET_IFACE=uet0 "$@" timeout $((secs * 4 + 30)) \
 		"$top/fabtests/ft_bw" -p uet -S 64k -I "$n" -w 16 \
-		-B 10.253.0.2 -f "$dir/port" -T $((secs * 3 + 20)) \
+		-B 10.252.253.2 -f "$dir/port" -T $((secs * 3 + 20)) \
 		>"$dir/s.log" 2>&1 &
 	spid=$!
 	if [ "$cut" != 0 ]; then
@@ -148,7 +160,7 @@ measure() { # NAME LABEL CAP_KBIT CUT_PATH ENV...
 	nsx "$name-s" env FI_PROVIDER_PATH="$top/prov/uet/.libs" \
 		FI_UET_IFACE=uet0 "$@" timeout $((secs * 4 + 30)) \
 		"$top/fabtests/ft_bw" -p uet -S 64k -I "$n" -w 16 \
-		-f "$dir/port" -T $((secs * 3 + 20)) 10.253.0.2 \
+		-f "$dir/port" -T $((secs * 3 + 20)) 10.252.253.2 \
 		>"$dir/c.log" 2>&1
 	crc=$?
 	wait "$spid"
