@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# contrib/netns/run-planes.sh: multi-plane spraying (cms.md §5.7, one
+# contrib/netns/run-planes.sh: multi-plane spraying (UE 1.0 §3.6.16.6, one
 # plane per port, same FA on all ports) across two network namespaces
 # joined by TWO veth pairs, plane 0 and plane 1, each shaped by tbf to
 # PLANES_RATE at its egress on both sides. Each side's FA sits on a

@@ -33,7 +33,7 @@
  * port), info.home whether that was the home port, info.ts the `now`
  * given to recv().
  *
- * Planes (cms.md §5.7, one plane per port, same FA on all ports): with
+ * Planes (UE 1.0 §3.6.16.6, one plane per port, same FA on all ports): with
  * nplanes > 0 the port keeps its one address but each packet leaves by
  * the interface of plane uet_udp_plane(entropy), forced with IP_PKTINFO /
  * IPV6_PKTINFO. One EV, one plane: path feedback per EV stays unambiguous
@@ -47,7 +47,7 @@
  * A plane without link (its interface down or without carrier, read
  * every 32 send() calls, or a send failing ENETUNREACH/ENETDOWN: no route
  * through it) hands its packets to the next plane, as a NIC keeps off a
- * port without link (cms.md §5.7: the CCC picks among ports with
+ * port without link (UE 1.0 §3.6.16.6: the CCC picks among ports with
  * capacity). A plane that fails beyond its link is the EV policies' work.
  *
  * ICMP errors (port unreachable and the like) are not reported: sockets

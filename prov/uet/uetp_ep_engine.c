@@ -508,7 +508,7 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	c->loss_infer = !!uetp_env.loss_infer;
 	if (uetp_env.link_gbps)
 		c->link_bps = (uint64_t)uetp_env.link_gbps * 1000000000ull;
-	/* cms.md §5.7: the CCC's BDP is the aggregate of the planes it
+	/* UE 1.0 §3.6.16.6: the CCC's BDP is the aggregate of the planes it
 	 * sprays over (one port per plane, each at link_bps) */
 	if (uetp_ep_planes_count() > 1)
 		c->link_bps *= uetp_ep_planes_count();

@@ -566,8 +566,9 @@ static void udp_rx_plane(struct udp_port *p, const struct uet_addr *src,
 }
 
 /* plane, or while its interface is down the next live one: a NIC does
- * not send out of a port without link (cms.md §5.7: the CCC picks among
- * ports with capacity). All down: plane, to be counted unreachable. */
+ * not send out of a port without link (UE 1.0 §3.6.16.6: the CCC picks
+ * among ports with capacity). All down: plane, to be counted
+ * unreachable. */
 static unsigned udp_live_plane(const struct udp_port *p, unsigned plane)
 {
 	for (unsigned i = 0; i < p->nplanes; i++) {

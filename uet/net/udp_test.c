@@ -661,7 +661,7 @@ Test(udp, gro_truncates_each_packet)
 	trains(UET_AF_INET, 5, 800);
 }
 
-/* Planes (cms.md §5.7): each EV has exactly one plane, EV mod planes,
+/* Planes (UE 1.0 §3.6.16.6): each EV has exactly one plane, EV mod planes,
  * and every plane carries some. */
 Test(udp, plane_is_ev_mod_planes)
 {
