@@ -84,7 +84,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		"drop_psn %llu drop_other %llu pdc_open %llu pdc_closed %llu "
 		"pdc_failed %llu unexp_msgs %llu cl_tx %llu cl_rx %llu "
 		"udp_would_block %llu udp_gso_trains %llu udp_gro_trains %llu "
-		"udp_rx_dropped %llu tx_refused %llu",
+		"udp_rx_dropped %llu udp_plane_down %llu tx_refused %llu",
 		name, (unsigned long long)s.tx_pkts,
 		(unsigned long long)s.rx_pkts, (unsigned long long)s.tx_bytes,
 		(unsigned long long)s.rx_bytes,
@@ -111,6 +111,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)u.gso_trains,
 		(unsigned long long)u.gro_trains,
 		(unsigned long long)u.rx_dropped,
+		(unsigned long long)u.plane_down,
 		(unsigned long long)ep->tx_dropped);
 	/* one-sided work: return-direction (read, rendezvous) packets and
 	 * requests served or refused as a target */
