@@ -30,6 +30,23 @@ static void infer_init(const struct uet_fep_config *c)
 	t_establish(0, 1);	/* a first RTT sample */
 }
 
+/* infer_init, then imp on what node 1 receives (the data), then a
+ * message of segs segments from 0 to 1, run until done and checked.
+ * Returns the time it was posted. */
+static uet_time infer_run(const struct uet_fep_config *c,
+			  const struct uet_mem_impair *imp, size_t segs)
+{
+	uet_time t0;
+
+	infer_init(c);
+	t_impair(1, imp);
+	t0 = T.h.now;
+	t_send(0, 1, segs * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	return t0;
+}
+
 /* The first resend in the log, or NULL. */
 static const struct tlog *first_resend(void)
 {
@@ -48,12 +65,7 @@ Test(infer, hole_resent_after_one_rtt_not_rto)
 	uint32_t p0;
 	uet_time t0;
 
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t0 = T.h.now;
-	t_send(0, 1, 20 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	t0 = infer_run(&c, &imp, 20);
 	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
 	r = first_resend();
 	cr_assert_not_null(r);
@@ -76,11 +88,7 @@ Test(infer, reordering_within_the_window_resends_nothing)
 				      .reorder_delay = 15 * UET_USEC };
 
 	c.reorder_window = 30 * UET_USEC;
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t_send(0, 1, 40 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 40);
 	cr_assert_null(first_resend(), "a late packet was taken for lost");
 	cr_assert_eq(t_stats(1).dup_rx, 0);
 }
@@ -94,11 +102,7 @@ Test(infer, reordering_beyond_the_window_resends_once)
 				      .reorder_delay = 200 * UET_USEC };
 
 	c.reorder_window = 5 * UET_USEC;
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t_send(0, 1, 20 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 20);
 	cr_assert_not_null(first_resend());
 	cr_assert_eq(t_stats(0).retx_sack, 1);
 	cr_assert_eq(t_stats(0).retx_rto, 0);
@@ -114,12 +118,7 @@ Test(infer, lost_tail_found_by_the_probe)
 	const struct tlog *r;
 	uet_time t0;
 
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t0 = T.h.now;
-	t_send(0, 1, 8 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	t0 = infer_run(&c, &imp, 8);
 	r = first_resend();
 	cr_assert_not_null(r);
 	cr_assert_eq(r->p.pds.req.psn,
@@ -137,11 +136,7 @@ Test(infer, off_leaves_it_to_the_rto)
 	struct uet_mem_impair imp = { .delay = HOP, .drop_mask = 1u << 3 };
 
 	c.loss_infer = false;
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t_send(0, 1, 20 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 20);
 	cr_assert_eq(t_stats(0).retx_rto, 1);
 	cr_assert_eq(t_stats(0).retx_sack + t_stats(0).retx_tlp, 0);
 }
@@ -231,12 +226,7 @@ Test(infer, rcv_nack_resends_a_hole_before_rack_and_rto)
 	uet_time t0;
 
 	c.rcv_infer = RCV_INFER;
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t0 = T.h.now;
-	t_send(0, 1, 20 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	t0 = infer_run(&c, &imp, 20);
 	p0 = t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn;
 	cr_assert_eq(rcv_nacks(&psn), 1);
 	cr_assert_eq(psn, p0 + 3);
@@ -266,11 +256,7 @@ static void rcv_reorder_run(uet_time lateness)
 
 	c.loss_infer = false;
 	c.rcv_infer = RCV_INFER;
-	infer_init(&c);
-	t_impair(1, &imp);	/* what arrives at node 1: the data */
-	t_send(0, 1, 40 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 40);
 }
 
 /* Overtaken by 7 packets: within the threshold, nothing happens. */
@@ -310,11 +296,7 @@ Test(infer, rcv_learns_the_reordering)
 	c.loss_infer = false;
 	c.rcv_infer = RCV_INFER;
 	c.rto_min = 100 * UET_MSEC;	/* the late first copy wins */
-	infer_init(&c);
-	t_impair(1, &imp);
-	t_send(0, 1, 60 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 60);
 	cr_assert_eq(rcv_nacks(&psn), 1, "only the first late packet");
 	cr_assert_eq(psn, t_nth(0, UET_PDS_RUD_REQ, 5)->p.pds.req.psn);
 }
@@ -366,11 +348,7 @@ Test(infer, rcv_no_nack_for_a_trimmed_hole)
 
 	c.loss_infer = false;
 	c.rcv_infer = RCV_INFER;
-	infer_init(&c);
-	t_impair(1, &imp);
-	t_send(0, 1, 20 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 20);
 	cr_assert_eq(t_count(1, UET_PDS_NACK, 0), 1, "the TRIMMED NACK");
 	cr_assert_eq(rcv_nacks(&psn), 0);
 	cr_assert_eq(t_stats(0).retx_nack, 1);
@@ -385,11 +363,7 @@ Test(infer, rcv_not_in_rod)
 
 	c.rod = true;
 	c.rcv_infer = RCV_INFER;
-	infer_init(&c);
-	t_impair(1, &imp);
-	t_send(0, 1, 20 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_check_delivery(0, 1);
+	infer_run(&c, &imp, 20);
 	cr_assert_eq(rcv_nacks(&psn), 0);
 }
 
