@@ -624,7 +624,8 @@ static bool udp_tx_joins(const struct udp_port *p, const struct uet_net_msg *a,
 	       b->info.dst.port == a->info.dst.port &&
 	       !memcmp(b->info.dst.ip, a->info.dst.ip, sizeof(a->info.dst.ip)) &&
 	       udp_tx_tos(p, b) == udp_tx_tos(p, a) &&
-	       udp_tx_plane(p, &b->info) == udp_tx_plane(p, &a->info);
+	       (p->nplanes < 2 ||
+		udp_tx_plane(p, &b->info) == udp_tx_plane(p, &a->info));
 }
 
 /* The egress interface of a plane into c; returns the cmsg space used.
