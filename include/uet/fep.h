@@ -97,6 +97,12 @@ struct uet_fep_config {
 	 * RTO alone. */
 	bool loss_infer;
 	uet_time reorder_window;
+	/* Entropy selection on a fabric that never marks ECN (kernel ECMP,
+	 * tbf queues): a packet sent once whose ACK took longer than the
+	 * PDC's smoothed RTT plus half its variation tells its EV's policy
+	 * "marked", so the paths with the longer queues are used less. Off
+	 * once the PDC sees a real CE mark. */
+	bool lb_delay;
 	/* The target's side (RUD): a hole that at least rcv_infer packets,
 	 * and more than the deepest reordering the PDC has seen, overtook
 	 * is NACKed RCVR_INFER_LOSS, once. 0: off. */
@@ -269,6 +275,8 @@ struct uet_fep_stats {
 	uint64_t tx_pkts, rx_pkts, tx_bytes, rx_bytes;
 	uint64_t retx_rto, retx_nack;	/* retransmissions by cause: RTO, NACK, */
 	uint64_t retx_sack, retx_tlp;	/* inferred from ACKs, tail probe */
+	uint64_t retx_spurious;		/* inferred resends whose first copy
+					 * arrived after all (duplicate ACKed) */
 	uint64_t credit_q;		/* RCCC: quanta (256 B) granted */
 	uint64_t credit_req_tx;		/* RCCC: CREDIT_REQUESTs sent */
 	uint64_t acks_tx, acks_rx, nacks_tx, nacks_rx;

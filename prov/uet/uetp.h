@@ -146,6 +146,7 @@ struct uetp_env {
 	char *planes;			/* FI_UET_PLANES: comma-separated names */
 	int udp_port;			/* FI_UET_UDP_PORT */
 	int entropy_bits;		/* FI_UET_ENTROPY_BITS */
+	int entropy_run;		/* FI_UET_ENTROPY_RUN, 0 = default */
 	char *pcap;			/* FI_UET_PCAP */
 	int progress_thread;		/* FI_UET_PROGRESS_THREAD */
 	int allow_layering;		/* FI_UET_ALLOW_LAYERING */
@@ -175,6 +176,7 @@ struct uetp_env {
 	int link_gbps;			/* FI_UET_LINK_GBPS, 0 = engine default */
 	int base_rtt_us;		/* FI_UET_BASE_RTT_US, 0 = default */
 	int loss_infer;			/* FI_UET_LOSS_INFER */
+	int lb_delay;			/* FI_UET_LB_DELAY */
 	int transport;			/* FI_UET_TRANSPORT: UETP_TRANSPORT_* */
 	int ip_proto;			/* FI_UET_IP_PROTO */
 	char *key_file;			/* FI_UET_KEY_FILE */

@@ -78,7 +78,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 	UETP_STATS_PUT(
 		"uet stats %s: tx_pkts %llu rx_pkts %llu tx_bytes %llu "
 		"rx_bytes %llu retx_rto %llu retx_nack %llu retx_sack %llu "
-		"retx_tlp %llu acks_tx %llu "
+		"retx_tlp %llu retx_spurious %llu acks_tx %llu "
 		"acks_rx %llu nacks_tx %llu nacks_rx %llu sack_gaps %llu "
 		"dup_rx %llu drop_malformed %llu drop_job %llu drop_pdc %llu "
 		"drop_psn %llu drop_other %llu pdc_open %llu pdc_closed %llu "
@@ -92,6 +92,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)s.retx_nack,
 		(unsigned long long)s.retx_sack,
 		(unsigned long long)s.retx_tlp,
+		(unsigned long long)s.retx_spurious,
 		(unsigned long long)s.acks_tx, (unsigned long long)s.acks_rx,
 		(unsigned long long)s.nacks_tx,
 		(unsigned long long)s.nacks_rx,

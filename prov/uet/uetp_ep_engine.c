@@ -506,6 +506,7 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	c->cca = (uint8_t)uetp_env.cca;
 	c->lb = (uint8_t)uetp_env.lb;
 	c->loss_infer = !!uetp_env.loss_infer;
+	c->lb_delay = !!uetp_env.lb_delay;
 	if (uetp_env.link_gbps)
 		c->link_bps = (uint64_t)uetp_env.link_gbps * 1000000000ull;
 	/* UE 1.0 §3.6.16.6: the CCC's BDP is the aggregate of the planes it
@@ -516,6 +517,8 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 		c->base_rtt = (uet_time)uetp_env.base_rtt_us * UET_USEC;
 	c->rndv_threshold = uetp_env.rndv_threshold;
 	c->entropy_count = (uint16_t)(1u << ep->entropy_bits);
+	if (uetp_env.entropy_run)
+		c->entropy_run = (uint16_t)uetp_env.entropy_run;
 	/* connectionless: FI_EP_DGRAM sends UUD datagrams (uetp_dgram.c),
 	 * FI_UET_RUDI idempotent RMA */
 	c->uud = uetp_dgram_ep(info);

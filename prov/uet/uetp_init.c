@@ -51,6 +51,7 @@ struct uetp_env uetp_env = {
 	.ack_hold_us = UETP_DEFAULT_ACK_HOLD_US,
 	.udp_gso = 1,
 	.loss_infer = 1,
+	.lb_delay = 1,
 	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
 };
 
@@ -149,6 +150,11 @@ static void uetp_define_params(void)
 		"sprays its packets over them by entropy (source port); 0 = "
 		"send everything from the home port (default: %d, max %d)",
 		UET_UDP_ENTROPY_BITS_DEFAULT, UET_UDP_ENTROPY_BITS_MAX);
+	fi_param_define(&uetp_prov, "entropy_run", FI_PARAM_INT,
+		"New packets a PDC sends on one entropy value (one source "
+		"port, one path) before the next: long runs make GSO trains, "
+		"short ones spread a window over more paths; 0 = engine "
+		"default (%u, max 256)", (unsigned)d.entropy_run);
 	fi_param_define(&uetp_prov, "transport", FI_PARAM_STRING,
 		"udp: UET over UDP (port 4793); ip: UET directly over IP "
 		"(protocol FI_UET_IP_PROTO, one endpoint per address, needs "
@@ -262,6 +268,12 @@ static void uetp_define_params(void)
 		"lost (RACK with a reorder window) and probe a silent tail, "
 		"instead of waiting for its retransmission timeout "
 		"(default: 1)");
+	fi_param_define(&uetp_prov, "lb_delay", FI_PARAM_BOOL,
+		"Until a PDC sees an ECN-CE mark, a packet whose round trip "
+		"exceeds the PDC's smoothed RTT counts as marked for its "
+		"entropy value, so that path-aware spraying (FI_UET_LB) "
+		"steers away from the longer queues of a fabric that does "
+		"not mark (default: 1)");
 	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
 		"Packets in flight per PDC (the fixed congestion window) "
 		"(default: 0 = engine default, %u)", d.window);
@@ -372,6 +384,7 @@ static void uetp_read_params(void)
 	uetp_env_int("udp_port", 0, 65535, &uetp_env.udp_port);
 	uetp_env_int("entropy_bits", 0, UET_UDP_ENTROPY_BITS_MAX,
 		     &uetp_env.entropy_bits);
+	uetp_env_int("entropy_run", 0, 256, &uetp_env.entropy_run);
 	uetp_env_bool("progress_thread", &uetp_env.progress_thread);
 	uetp_env_bool("allow_layering", &uetp_env.allow_layering);
 	v = (int)uetp_env.job_id;
@@ -404,6 +417,7 @@ static void uetp_read_params(void)
 	uetp_env_int("unreach_hold_ms", 0, 3600000,
 		     &uetp_env.unreach_hold_ms);
 	uetp_env_bool("loss_infer", &uetp_env.loss_infer);
+	uetp_env_bool("lb_delay", &uetp_env.lb_delay);
 	uetp_env_int("link_gbps", 0, 100000, &uetp_env.link_gbps);
 	uetp_env_int("base_rtt_us", 0, 1000000, &uetp_env.base_rtt_us);
 	uetp_read_cc();

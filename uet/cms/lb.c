@@ -123,3 +123,15 @@ void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		lb->retired++;
 	lb->ops->feed(lb, ev, sig, now);
 }
+
+void uet_lb_sent(struct uet_lb *lb, uint16_t ev)
+{
+	if (ev < lb->count && ev < UET_LB_EV_MAX && lb->flight[ev] < UINT8_MAX)
+		lb->flight[ev]++;
+}
+
+void uet_lb_landed(struct uet_lb *lb, uint16_t ev)
+{
+	if (ev < lb->count && ev < UET_LB_EV_MAX && lb->flight[ev])
+		lb->flight[ev]--;
+}

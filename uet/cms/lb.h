@@ -68,6 +68,13 @@ struct uet_lb {
 	 * quarters of a pass: bad news raises it, a clean ACK lowers it. */
 	uint8_t lvl[UET_LB_EV_MAX];
 	uint16_t good;			/* EV of the last clean ACK, level 0 */
+	/* Packets in flight per EV (PDS keeps it: uet_lb_sent, _landed).
+	 * With conserve the bitmap walk passes over an EV whose last run
+	 * has not all come back: each path then carries what its own
+	 * round trips clock out, a slow one less (a fabric that does not
+	 * mark, cfg.lb_delay). */
+	uint8_t flight[UET_LB_EV_MAX];
+	bool conserve;
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
 	uint32_t recycled, skipped, retired;
@@ -93,6 +100,10 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now);
 
 void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		 uet_time now);
+
+/* A packet left on ev; one sent on ev is no longer in flight. */
+void uet_lb_sent(struct uet_lb *lb, uint16_t ev);
+void uet_lb_landed(struct uet_lb *lb, uint16_t ev);
 
 /* enum uet_lb_kind by name ("single", "oblivious", "reps", "bitmap", "mixed"),
  * -1 if none; and back. */

@@ -29,6 +29,10 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 	 * next of the walk goes anyway. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
+		if (lb->conserve && lb->flight[ev] >= lb->run) {
+			lb->skipped++;	/* busy, not penalized */
+			continue;
+		}
 		if (!lb->pen[ev]) {
 			lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
 			return ev;

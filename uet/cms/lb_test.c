@@ -356,6 +356,40 @@ Test(lb, bitmap_saturated_still_sends)
 	cr_assert_lt(uet_lb_next(&lb, 0), N);
 }
 
+/* Conserve (cfg.lb_delay): the walk passes over an EV whose last run is
+ * still in flight, and takes it again once a packet of it landed; when
+ * every EV is busy one goes anyway. */
+Test(lb, bitmap_conserve_skips_busy_evs)
+{
+	uint16_t first, e;
+	unsigned i;
+
+	open_lb(UET_LB_BITMAP, 2, false);
+	lb.conserve = true;
+	first = uet_lb_next(&lb, 0);
+	uet_lb_sent(&lb, first);
+	cr_assert_eq(uet_lb_next(&lb, 0), first, "a run of 2 on one EV");
+	uet_lb_sent(&lb, first);
+	for (i = 0; i < 2 * N; i++) {
+		e = uet_lb_next(&lb, 0);
+		cr_assert_neq(e, first, "pick %u took the busy EV", i);
+		uet_lb_sent(&lb, e);
+		uet_lb_landed(&lb, e);
+	}
+	uet_lb_landed(&lb, first);
+	for (i = 0; i < 2 * N && e != first; i++)
+		e = uet_lb_next(&lb, 0);
+	cr_assert_eq(e, first, "a run less one in flight: usable again");
+	for (i = 0; i < N; i++)
+		for (unsigned k = 0; k < 2; k++)
+			uet_lb_sent(&lb, (uint16_t)i);
+	cr_assert_lt(uet_lb_next(&lb, 0), N, "all busy: one goes anyway");
+	lb.conserve = false;
+	for (i = 0; i < N; i++)
+		uet_lb_landed(&lb, (uint16_t)i);
+	cr_assert_eq(lb.flight[first], 2, "1 + 2 sent, 1 landed");
+}
+
 Test(lb, mixed_recycles_unless_penalized_since)
 {
 	uint16_t e;

@@ -72,7 +72,16 @@ struct uet_acktr {
 	struct uet_ses_rsp ack_rsp;
 	uint8_t ack_flags;	/* UET_PDS_F_M, UET_PDS_F_RETX */
 	uint16_t ack_entropy;
+	bool ack_dup;		/* ack_psn names a duplicate */
 	unsigned unacked;	/* new packets since the last ACK */
+	/* An ACK naming a duplicate that a later packet's ACK would have
+	 * renamed (a batch of arrivals): sent on its own, because it is how
+	 * the initiator learns a resend was spurious (ini.c). */
+	uint32_t dup_psn;
+	bool dup_has_rsp;
+	struct uet_ses_rsp dup_rsp;
+	uint8_t dup_flags;
+	uint16_t dup_entropy;
 	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
 	uet_time ack_rx_at;	/* when ack_psn arrived (service time) */
 	uint64_t rcvd_bytes;	/* nominal bytes of new data (UE 1.0 §3.6.13.9) */

@@ -392,3 +392,89 @@ Test(infer, five_percent_loss_with_rcv_infer)
 	cr_assert_lt(t_lossy, 5 * t_clean, "%lu ns vs %lu ns clean",
 		     (unsigned long)t_lossy, (unsigned long)t_clean);
 }
+
+/* One packet in 64 late by ten RTTs: the first resent is found
+ * spurious when its late copy arrives as a duplicate (the target ACKs
+ * it, naming a PSN already acknowledged); the window grows to that
+ * lateness and the later late packets are waited for. A quarter-RTT
+ * window resends every one of them. */
+static void late_run(struct uet_fep_config *c, uint64_t drop_mask)
+{
+	struct uet_mem_impair imp = { .delay = HOP, .rate = PACED_RATE,
+				      .reorder_mask = 1ull << 5,
+				      .drop_mask = drop_mask,
+				      .reorder_delay = 200 * UET_USEC };
+
+	infer_run(c, &imp, 6 * 64);
+	cr_log_info("late: sack %lu spurious %lu dup %lu tlp %lu rto %lu",
+		    (unsigned long)t_stats(0).retx_sack,
+		    (unsigned long)t_stats(0).retx_spurious,
+		    (unsigned long)t_stats(1).dup_rx,
+		    (unsigned long)t_stats(0).retx_tlp,
+		    (unsigned long)t_stats(0).retx_rto);
+}
+
+Test(infer, spurious_resend_widens_the_window)
+{
+	struct uet_fep_config c = infer_cfg();
+
+	late_run(&c, 0);
+	cr_assert_geq(t_stats(0).retx_spurious, 1);
+	cr_assert_leq(t_stats(0).retx_sack, 2, "%lu of 6 late ones resent",
+		      (unsigned long)t_stats(0).retx_sack);
+	cr_assert_leq(t_stats(1).dup_rx, 2);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+}
+
+/* A fixed window (cfg.reorder_window) is kept as set: every late
+ * packet is resent. */
+Test(infer, fixed_window_learns_nothing)
+{
+	struct uet_fep_config c = infer_cfg();
+
+	c.reorder_window = 5 * UET_USEC;
+	late_run(&c, 0);
+	cr_assert_geq(t_stats(0).retx_sack, 5);
+}
+
+/* A real loss after the window grew is still resent by inference,
+ * before its RTO. */
+Test(infer, widened_window_still_finds_a_loss)
+{
+	struct uet_fep_config c = infer_cfg();
+
+	late_run(&c, 1ull << 40);
+	cr_assert_geq(t_stats(0).retx_spurious, 1);
+	cr_assert_geq(t_stats(0).retx_sack + t_stats(0).retx_tlp, 6,
+		      "the 6 losses, by inference");
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+}
+
+/* Every other packet crosses a path 150 us slower (two sprayed paths of
+ * unequal delay, as kernel ECMP with one queue builds): after the first
+ * few spurious resends the window covers the difference, where a
+ * quarter-RTT window alone resends every slow packet. */
+static unsigned slow_path_pick(void *arg, uint64_t seq,
+			       const struct uet_net_msg *m)
+{
+	(void)arg;
+	(void)m;
+	return seq % 2 ? UET_MEM_REORDER : 0;
+}
+
+Test(infer, slow_path_resends_few)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .rate = PACED_RATE,
+				      .pick = slow_path_pick,
+				      .reorder_delay = 150 * UET_USEC };
+
+	infer_run(&c, &imp, 400);
+	cr_log_info("slow path: sack %lu spurious %lu dup %lu",
+		    (unsigned long)t_stats(0).retx_sack,
+		    (unsigned long)t_stats(0).retx_spurious,
+		    (unsigned long)t_stats(1).dup_rx);
+	cr_assert_lt(t_stats(0).retx_sack, 20, "%lu of 400 resent",
+		     (unsigned long)t_stats(0).retx_sack);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+}

@@ -42,6 +42,8 @@ static uint32_t ent_land(struct uet_pdc *pdc, struct uet_rtb_ent *e)
 	if (!(e->fl & UET_RTB_FLIGHT))
 		return 0;
 	e->fl &= ~UET_RTB_FLIGHT;
+	if (e->ev != UET_LB_NONE)
+		uet_lb_landed(&pdc->lb, e->ev);
 	uet_ccc_land(pdc->ccc, e->size);
 	return e->size;
 }
@@ -158,6 +160,10 @@ struct ini_news {
 	uint32_t bytes;		/* nominal bytes newly known arrived */
 	uint32_t ecn_psn;	/* the packet the ACK names, if it has M */
 	bool ecn;
+	bool delay_marks;	/* cfg.lb_delay, and no CE seen on the PDC */
+	uet_time late;		/* most a spurious resend's first copy was
+				 * late by (ini_reorder_learn), or NONE */
+	unsigned spurious;	/* such resends found */
 };
 
 /* The PDC's entropy selection (cms/lb.h), set up at its first packet;
@@ -198,13 +204,54 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 
 /* The ACK for psn arrived: tell SES (reply NULL: cumulative,
  * docs/choices.md §3.5 step 3). */
+/* Found out by timing: not again by the duplicate's ACK. */
+static void ini_forget_inferred(struct uet_pdc *pdc, uint32_t psn)
+{
+	for (unsigned i = 0; i < UET_PDC_INFERRED; i++)
+		if (pdc->inferred[i].psn == psn)
+			pdc->inferred[i].sent_at = UET_TIME_NONE;
+}
+
+/* The PDC's median RTT, followed a step of 1/32 at a time (a sample
+ * above moves it up, one below down; the smoothed RTT would follow the
+ * slow path's samples too). True when sample is twice the median: its
+ * path queues more than most. */
+static bool ini_rtt_median(struct uet_pdc *pdc, uet_time sample)
+{
+	uet_time *m = &pdc->rtt_median;
+
+	if (!*m)
+		*m = sample;
+	else if (sample > *m)
+		*m += *m / 32 + 1;
+	else
+		*m -= *m / 32;
+	return sample > 2 * *m;
+}
+
 /* e is newly known to have arrived: note what that says. */
 static void ini_news_add(struct uet_pdc *pdc,
-			 const struct uet_rtb_ent *e, uint32_t psn,
+			 struct uet_rtb_ent *e, uint32_t psn,
 			 struct ini_news *nw, uet_time now)
 {
-	ini_feed(pdc, e, nw->ecn && psn == nw->ecn_psn ? UET_LB_ECN :
-							  UET_LB_ACK, now);
+	enum uet_lb_sig sig = nw->ecn && psn == nw->ecn_psn ? UET_LB_ECN :
+							     UET_LB_ACK;
+
+	/* Resent by inference, and now proved arrived sooner than any copy
+	 * sent since could have: the first copy was late, not lost. */
+	if (e->inferred && now - e->tx_at < pdc->rtt.min) {
+		e->inferred = false;
+		ini_forget_inferred(pdc, psn);
+		nw->spurious++;
+		if (nw->late == UET_TIME_NONE || now - e->sent_at > nw->late)
+			nw->late = now - e->sent_at;
+	}
+	/* cfg.lb_delay: a queue the fabric does not mark shows as delay,
+	 * twice the median round trip of the PDC's packets. */
+	if (sig == UET_LB_ACK && nw->delay_marks && ent_timed(e) &&
+	    ini_rtt_median(pdc, now - e->sent_at))
+		sig = UET_LB_ECN;
+	ini_feed(pdc, e, sig, now);
 	if (ent_timed(e) &&
 	    (nw->newest == UET_TIME_NONE || e->sent_at > nw->newest))
 		nw->newest = e->sent_at;
@@ -326,14 +373,91 @@ static void ini_count_resend(struct uet_pds *pds, uint8_t cause)
 /* How much later than its RTT a packet may arrive behind one sent after
  * it (spraying reorders; a trimmed packet's resend overtakes a queue)
  * before it is taken for lost: a quarter of the smallest RTT (RFC 8985),
- * or the RTT's variation when that is larger. */
+ * the RTT's variation, or the lateness spurious resends showed, whichever
+ * is largest. */
 static uet_time ini_reorder_window(const struct uet_pds *pds,
 				   const struct uet_pdc *pdc)
 {
+	uet_time w = pdc->rtt.min / 4;
+
 	if (pds->cfg.reorder_window)
 		return pds->cfg.reorder_window;
-	return pdc->rtt.rttvar > pdc->rtt.min / 4 ? pdc->rtt.rttvar :
-						    pdc->rtt.min / 4;
+	if (pdc->rtt.rttvar > w)
+		w = pdc->rtt.rttvar;
+	return pdc->reo_learned > w ? pdc->reo_learned : w;
+}
+
+/* RFC 8985 §6.2: a resend by inference whose first copy arrived after
+ * all was spurious; the copy was late by about its age less the
+ * smallest RTT. Paths whose delays differ by more than a quarter RTT
+ * (kernel ECMP, queues of milliseconds) need that much window. It
+ * halves after 16 loss episodes (an SRTT apart) with no spurious resend
+ * found. */
+static void ini_reorder_learn(struct uet_pds *pds, struct uet_pdc *pdc,
+			      unsigned n, uet_time age)
+{
+	uet_time late = age > pdc->rtt.min ? age - pdc->rtt.min : 0;
+
+	pds->st->retx_spurious += n;
+	if (late > pds->cfg.rto_max)
+		late = pds->cfg.rto_max;
+	if (late > pdc->reo_learned)
+		pdc->reo_learned = late;
+	pdc->reo_clean = 0;
+}
+
+/* One more inferred loss: a new episode once an SRTT has passed since
+ * the last began. */
+static void ini_reorder_decay(struct uet_pdc *pdc, uet_time now)
+{
+	if (now < pdc->reo_episode_end)
+		return;
+	pdc->reo_episode_end = now + pdc->rtt.srtt;
+	if (++pdc->reo_clean >= 16) {
+		pdc->reo_learned /= 2;
+		pdc->reo_clean = 0;
+	}
+}
+
+/* A resend by inference: remembered, for the duplicate's ACK. */
+static void ini_inferred(struct uet_pdc *pdc, struct uet_rtb_ent *e,
+			 uint32_t psn)
+{
+	struct uet_pdc_inferred *r = &pdc->inferred[pdc->inferred_next];
+
+	pdc->inferred_next = (uint8_t)((pdc->inferred_next + 1) %
+				       UET_PDC_INFERRED);
+	r->psn = psn;
+	r->sent_at = e->sent_at;
+	e->inferred = true;
+}
+
+/* The target ACKs a duplicate naming it (DSACK's part): if we resent
+ * that PSN by inference and have not found it out yet, its first copy
+ * was late. Looked up among the latest such resends, as a late copy
+ * may come back long after its ring slot moved on. */
+static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
+			uint32_t ack_psn, uet_time now)
+{
+	struct uet_rtb *rtb = &pdc->rtb;
+	struct uet_rtb_ent *e = uet_rtb_get(rtb, ack_psn);
+	unsigned i;
+
+	/* Not acknowledged before: not a duplicate's answer. */
+	if (uet_rtb_holds(rtb, ack_psn) && !(e->fl & UET_RTB_ACKED))
+		return;
+	for (i = 0; i < UET_PDC_INFERRED; i++) {
+		struct uet_pdc_inferred *r = &pdc->inferred[i];
+
+		if (r->sent_at == UET_TIME_NONE || r->psn != ack_psn ||
+		    now < r->sent_at)
+			continue;
+		if (uet_rtb_holds(rtb, ack_psn))
+			e->inferred = false;	/* found out: once */
+		ini_reorder_learn(pds, pdc, 1, now - r->sent_at);
+		r->sent_at = UET_TIME_NONE;
+		return;
+	}
 }
 
 /* RACK (RFC 8985) over the SACK bitmap: a packet sent before one that
@@ -370,6 +494,8 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 		ini_feed(pdc, e, UET_LB_LOSS, now);
 		ent_undue(pdc, e);
 		ent_resend(pds, pdc, e, UET_RTB_BY_SACK);
+		ini_inferred(pdc, e, psn);
+		ini_reorder_decay(pdc, now);
 	}
 }
 
@@ -443,7 +569,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uint8_t req = h->flags & UET_PDS_F_REQ_MASK;
 	struct uet_pdc *pdc;
 	struct uet_rtb *rtb;
-	struct ini_news nw = { UET_TIME_NONE, UET_TIME_NONE, 0, 0, 0, false };
+	struct ini_news nw = { UET_TIME_NONE, UET_TIME_NONE, 0, 0, 0, false, false,
+				 UET_TIME_NONE, 0 };
 	uint32_t cack, ack_psn, psn;
 	uet_time exact, rtt = UET_TIME_NONE;
 	unsigned n = 0;
@@ -502,10 +629,16 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	pdc->last_act = now;
 	uet_ini_heard(pdc, now);
 
+	ini_dup_ack(pds, pdc, ack_psn, now);
 	exact = ini_exact(pdc, ack_psn, h->flags);
 	/* The target ACKs a CE packet at once, naming it (pds.h). */
 	nw.ecn = h->flags & UET_PDS_F_M;
 	nw.ecn_psn = ack_psn;
+	if (nw.ecn)
+		pdc->ecn_seen = true;
+	nw.delay_marks = pds->cfg.lb_delay && !pdc->ecn_seen &&
+			 pdc->rtt.valid;
+	pdc->lb.conserve = pds->cfg.lb_delay && !pdc->ecn_seen;
 	/* Step 2: ACK_PSN gets the response (once). */
 	if (uet_rtb_holds(rtb, ack_psn) &&
 	    !(uet_rtb_get(rtb, ack_psn)->fl & UET_RTB_ACKED)) {
@@ -575,6 +708,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 			uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_RTT_PROBE);
 		}
 	}
+	if (nw.spurious)
+		ini_reorder_learn(pds, pdc, nw.spurious, nw.late);
 	/* Any ACK ends a tail probe; what it proves arrived may prove
 	 * older packets lost. */
 	pdc->tlp_out = false;
@@ -886,6 +1021,7 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 	bool resend = e->fl & UET_RTB_SENT, syn;
+	uint16_t was_ev = e->fl & UET_RTB_FLIGHT ? e->ev : UET_LB_NONE;
 	struct uet_pds_hdr h;
 	ssize_t n;
 	int hl, sl;
@@ -965,6 +1101,11 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		if (pdc->ack_buddy && e->pkt.eom)
 			uet_tgt_ack_with(pds, pdc);
 	}
+	/* The packet's path: where it is in flight now (cms/lb.h). */
+	if (was_ev != UET_LB_NONE)
+		uet_lb_landed(&pdc->lb, was_ev);
+	if (e->ev != UET_LB_NONE)
+		uet_lb_sent(&pdc->lb, e->ev);
 	if (!(e->fl & UET_RTB_FLIGHT)) {
 		e->fl |= UET_RTB_FLIGHT;
 		e->size = (uint16_t)UET_CCC_NOMINAL((uint32_t)n);

@@ -219,3 +219,87 @@ Test(path, probes_leave_a_dead_path)
 	t_ses(0)->force_busy = false;
 }
 
+
+/* A path that is slow, not dead: kernel ECMP behind a long queue, a
+ * fabric that marks nothing. With cfg.lb_delay the bitmap keeps at most
+ * a run per EV in flight and reads the slow round trips as marks, so
+ * the slow path carries much less than the quarter it gets without. */
+struct slow {
+	uint16_t home;
+	uint64_t slow, all;	/* requests on the slow path, on any */
+};
+
+static struct slow slow;
+
+static unsigned slow_pick(void *arg, uint64_t seq,
+			  const struct uet_net_msg *m)
+{
+	struct slow *s = arg;
+
+	(void)seq;
+	if (m->info.src.port == s->home)
+		return 0;
+	s->all++;
+	if (m->info.src.port % PATHS != 1)
+		return 0;
+	s->slow++;
+	return UET_MEM_REORDER;
+}
+
+static double slow_share(bool lb_delay, uet_time *done)
+{
+	struct uet_fep_config c = t_cfg();
+	struct uet_mem_config mc = { .spray_bits = 4 };
+	/* 184-byte packets, 2 us each through the port: a window of 32
+	 * fills the fast paths' 40 us round trip about threefold. */
+	struct uet_mem_impair imp = { .pick = slow_pick, .pick_arg = &slow,
+				      .delay = 20 * UET_USEC,
+				      .rate = 184u * 500000u,
+				      .reorder_delay = 400 * UET_USEC };
+	unsigned i;
+
+	c.lb = UET_LB_BITMAP;
+	c.entropy_count = PORTS;
+	c.entropy_run = 2;
+	c.loss_infer = true;
+	c.lb_delay = lb_delay;
+	memset(&T, 0, sizeof(T));
+	cr_assert_eq(uet_harness_init(&T.h, 2, &c, &mc, SEED), 0);
+	T.h.on_complete = t_complete;
+	T.h.on_tx = t_tx;
+	T.h.on_rx = t_rx;
+	memset(&slow, 0, sizeof(slow));
+	slow.home = T.h.node[0].addr.port;
+	t_impair(1, &imp);
+	for (i = 0; i < 100; i++)
+		t_send(0, 1, 20 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(0).pdc_failed, 0);
+	cr_log_info("lb_delay %d: %lu of %lu on the slow path, %lu RTO, "
+		    "%lu sack %lu tlp %lu nack %lu spurious, done at %.2f ms",
+		    lb_delay,
+		    (unsigned long)slow.slow, (unsigned long)slow.all,
+		    (unsigned long)t_stats(0).retx_rto,
+		    (unsigned long)t_stats(0).retx_sack,
+		    (unsigned long)t_stats(0).retx_tlp,
+		    (unsigned long)t_stats(0).retx_nack,
+		    (unsigned long)t_stats(0).retx_spurious,
+		    (double)T.h.now / UET_MSEC);
+	*done = T.h.now;
+	return (double)slow.slow / (double)slow.all;
+}
+
+Test(path, lb_delay_unloads_a_slow_path)
+{
+	uet_time t_off, t_on;
+	double off, on;
+
+	off = slow_share(false, &t_off);
+	t_fini();
+	on = slow_share(true, &t_on);
+	cr_assert_gt(off, 0.15, "without: %.3f on the slow path", off);
+	cr_assert_lt(on, off / 2, "with lb_delay %.3f, without %.3f", on,
+		     off);
+	cr_assert_lt(t_on, t_off, "and sooner done");
+}

@@ -197,6 +197,8 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 	pdc->probe_at = UET_TIME_NONE;
 	pdc->linger_until = UET_TIME_NONE;
 	pdc->rack_tx = pdc->rack_at = pdc->tlp_at = UET_TIME_NONE;
+	for (unsigned i = 0; i < UET_PDC_INFERRED; i++)
+		pdc->inferred[i].sent_at = UET_TIME_NONE;
 	uet_rtb_init(&pdc->rtb, &pds->rtb_ents[slot * pds->rtb_cap],
 		     pds->rtb_cap, start);
 	/* Until an ACK_CC says otherwise, assume the smallest MP_RANGE. */

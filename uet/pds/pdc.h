@@ -48,6 +48,9 @@ enum uet_pdc_state {
 #define UET_PDC_CTL_CREDIT_REQ	0x40	/* initiator: a CREDIT_REQUEST CP */
 #define UET_PDC_CTL_RTT_PROBE	0x80	/* initiator: NSCC's base-RTT PROBE */
 #define UET_PDC_CTL_PROBE_ACK	0x100	/* target: answer a PROBE (flag P) */
+#define UET_PDC_CTL_DUP		0x200	/* target: the ACK naming a duplicate */
+
+#define UET_PDC_INFERRED	16	/* resends by inference remembered */
 
 struct uet_pdc {
 	struct uet_pdc_ref ref;		/* what SES sees; ref.id = lid */
@@ -71,6 +74,18 @@ struct uet_pdc {
 	uet_time rack_tx;		/* latest send of a packet known arrived */
 	uint32_t rack_psn;		/* and its PSN */
 	uet_time rack_at;		/* when a suspect is due to be lost */
+	uet_time reo_learned;		/* lateness spurious resends showed */
+	/* The latest resends by inference, to know a duplicate's ACK
+	 * after the ring slot moved on (ini.c, ini_dup_ack). */
+	struct uet_pdc_inferred {
+		uint32_t psn;
+		uet_time sent_at;	/* first copy; NONE: slot free */
+	} inferred[UET_PDC_INFERRED];
+	uint8_t inferred_next;
+	uint8_t reo_clean;		/* loss episodes since, to decay it */
+	uet_time reo_episode_end;	/* the current episode: until then */
+	bool ecn_seen;			/* an ACK came back CE: no delay marks */
+	uet_time rtt_median;		/* cfg.lb_delay's reference (ini.c) */
 	uet_time tlp_at;		/* tail probe, if no ACK comes first */
 	bool tlp_out;			/* a probe went; none again until ACK */
 	/* Target: the receiver's credit (rcp.c) */

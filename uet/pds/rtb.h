@@ -44,6 +44,7 @@ struct uet_rtb_ent {
 	uint8_t retx;		/* RTOs (resends and ACK_REQs): bounded */
 	uint8_t nacks;		/* resends a NACK asked for: not bounded */
 	uint8_t cause;		/* of the pending resend: UET_RTB_BY_* */
+	bool inferred;		/* resent by loss inference (RACK) once */
 	uet_time tx_at;		/* latest transmission (loss inference) */
 	bool backoff;		/* the timer is a NACK back-off, not an RTO */
 	uint16_t size;		/* nominal bytes (cms), set when sent */

@@ -56,6 +56,15 @@ static void tgt_ack(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 {
 	struct uet_acktr *rx = &pdc->rx;
 
+	if (rx->ack_dup && (pdc->ctl & UET_PDC_CTL_ACK) && rx->ack_psn != psn) {
+		rx->dup_psn = rx->ack_psn;
+		rx->dup_has_rsp = rx->ack_has_rsp;
+		rx->dup_rsp = rx->ack_rsp;
+		rx->dup_flags = rx->ack_flags & UET_PDS_F_RETX;
+		rx->dup_entropy = rx->ack_entropy;
+		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_DUP);
+	}
+	rx->ack_dup = false;
 	rx->ack_psn = psn;
 	rx->ack_rx_at = now;
 	rx->ack_has_rsp = rsp != NULL;
@@ -389,6 +398,7 @@ int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 				default_rsp(&rsp, &p->req);
 			tgt_ack(pds, pdc, psn, ret ? NULL : &rsp, aflags,
 				pi->entropy, true, now);
+			rx->ack_dup = true;
 		}
 		uet_pdc_rearm(pds, pdc);
 		return 0;
@@ -786,6 +796,17 @@ ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		}
 		pdc->ctl &= ~UET_PDC_CTL_GTD;
 	}
+	if (pdc->ctl & UET_PDC_CTL_DUP) {
+		struct uet_ses_reply reply;
+
+		pdc->ctl &= ~UET_PDC_CTL_DUP;
+		memset(&reply, 0, sizeof(reply));
+		reply.rsp = rx->dup_rsp;
+		return tgt_emit_ack(pds, pdc, rx->dup_psn,
+				    rx->dup_has_rsp ? &reply : NULL,
+				    rx->dup_flags, rx->dup_entropy, pi, buf,
+				    cap, now);
+	}
 	if (pdc->ctl & UET_PDC_CTL_ACK) {
 		struct uet_ses_reply reply;
 		ssize_t n;
@@ -799,6 +820,7 @@ ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 				 now);
 		rx->ack_flags = 0;
 		rx->ack_has_rsp = false;
+		rx->ack_dup = false;
 		rx->unacked = 0;
 		rx->ack_at = UET_TIME_NONE;
 		return n;
