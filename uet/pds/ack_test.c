@@ -475,3 +475,62 @@ Test(ack, no_hold_without_a_pdc_back)
 	cr_assert_eq(lone_ack_delay(false), 0,
 		     "held with no packet of ours to follow");
 }
+
+/* A duplicate and a new packet arrive in one batch: the duplicate's ACK
+ * goes on its own, naming it, instead of being renamed by the new
+ * packet's (the initiator learns from it that a resend was needless,
+ * ini.c). A crafted initiator, as in stress_test.c. */
+static void dup_inject(uint32_t start, uint16_t iid, uint16_t *tid,
+		       uint32_t n, uint8_t flags)
+{
+	struct uet_pds_hdr h = t_req_hdr(UET_PDS_RUD_REQ, start + n, iid,
+					 *tid);
+	struct uet_pkt_info pi = t_pi_from(0, 1);
+	uint8_t buf[512];
+	size_t len, i;
+
+	if (!*tid) {
+		h.flags = UET_PDS_F_SYN;
+		h.req.dpdcid = 0;
+		h.req.psn_offset = (uint16_t)n;
+	}
+	h.flags |= flags;
+	h.req.clear_psn_offset = (int16_t)(-(int32_t)n - 1);
+	len = t_craft_req(buf, sizeof(buf), &h, 3, 8 * T_SEG, n * T_SEG,
+			  T_SEG, n == 7);
+	cr_assert_eq(uet_harness_inject(&T.h, 1, &pi, buf, len), 0);
+	for (i = 0; i < T.nlog && !*tid; i++)
+		if (t_is_ack(&T.log[i]))
+			*tid = T.log[i].p.pds.ack.spdcid;
+}
+
+Test(ack, duplicate_in_a_batch_keeps_its_own_ack)
+{
+	const uint32_t start = 1000;
+	const uint16_t iid = 0x4242;
+	uint16_t tid = 0;
+	size_t mark, i;
+	bool named = false;
+
+	t_init(2, NULL, NULL);
+	for (uint32_t n = 0; n < 4; n++) {
+		dup_inject(start, iid, &tid, n, UET_PDS_F_AR);
+		uet_harness_flush(&T.h);
+	}
+	cr_assert_neq(tid, 0);
+	mark = T.nlog;
+	/* One batch: the second copy of 1, then 4. */
+	dup_inject(start, iid, &tid, 1, UET_PDS_F_AR | UET_PDS_F_RETX);
+	dup_inject(start, iid, &tid, 4, UET_PDS_F_AR);
+	uet_harness_flush(&T.h);
+	for (i = mark; i < T.nlog; i++)
+		if (T.log[i].node == 1 && t_is_ack(&T.log[i]) &&
+		    t_ack_psn(&T.log[i]) == start + 1) {
+			named = true;
+			cr_assert(T.log[i].p.pds.flags & UET_PDS_F_RETX,
+				  "it answers the resend");
+		}
+	cr_assert(named, "no ACK named the duplicate");
+	cr_assert_eq(t_stats(1).dup_rx, 1);
+	cr_assert_eq(t_last(1, UET_PDS_ACK)->p.pds.ack.cack_psn, start + 4);
+}
