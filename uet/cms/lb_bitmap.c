@@ -20,16 +20,41 @@
 #define LVL_TRIM	(12u * LVL_PASS)
 #define LVL_MAX		(UET_LB_PEN_MAX * LVL_PASS)
 
+/* Conserve: is every EV without a penalty busy? Then a pass that
+ * found nothing must not age the penalties (or a dead path's EVs come
+ * back within a window): the walk's next unpenalized EV goes, busy. */
+static bool bitmap_all_busy(const struct uet_lb *lb)
+{
+	bool any = false;
+
+	for (uint16_t ev = 0; ev < lb->count; ev++) {
+		if (lb->pen[ev])
+			continue;
+		if (lb->flight[ev] < lb->run)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 {
 	unsigned tries;
 	uint16_t ev = 0;
 
+	if (lb->conserve && bitmap_all_busy(lb)) {
+		do
+			ev = uet_lb_walk(lb);
+		while (lb->pen[ev]);
+		return ev;
+	}
+
 	/* At most one pass: when every EV is penalized (saturation), the
 	 * next of the walk goes anyway. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
-		if (lb->conserve && lb->flight[ev] >= lb->run) {
+		if (!lb->pen[ev] && lb->conserve &&
+		    lb->flight[ev] >= lb->run) {
 			lb->skipped++;	/* busy, not penalized */
 			continue;
 		}
@@ -72,6 +97,17 @@ static void bitmap_learn(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig)
 	case UET_LB_TRIM:
 		l += LVL_TRIM;
 		break;
+	case UET_LB_LOSS:
+		/* A fabric that neither marks nor trims (conserve): a loss,
+		 * once RACK has learnt the paths' reordering, is a full or
+		 * dead path's only word, and weighs as a trim. */
+		if (lb->conserve) {
+			if (ev == lb->good)
+				lb->good = UET_LB_NONE;
+			l += LVL_TRIM;
+			break;
+		}
+		/* fall through */
 	default:
 		/* A failure: not where resends go until a clean ACK says. */
 		if (ev == lb->good)
@@ -94,7 +130,9 @@ void uet_lb_bitmap_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig)
 		p += 4;
 		break;
 	case UET_LB_LOSS:
-		p = lb->trimming ? UET_LB_PEN_MAX : p + 4;
+		/* conserve: the learnt level at once, not at the next use */
+		p = lb->trimming ? UET_LB_PEN_MAX :
+		    lb->conserve ? lb->lvl[ev] / LVL_PASS : p + 4;
 		break;
 	case UET_LB_TIMEOUT:
 		p = UET_LB_PEN_MAX;

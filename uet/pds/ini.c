@@ -397,10 +397,12 @@ static void ini_reorder_learn(struct uet_pds *pds, struct uet_pdc *pdc,
 			      unsigned n, uet_time age)
 {
 	uet_time late = age > pdc->rtt.min ? age - pdc->rtt.min : 0;
+	uet_time rto = ini_rto(pds, pdc, 0);
 
 	pds->st->retx_spurious += n;
-	if (late > pds->cfg.rto_max)
-		late = pds->cfg.rto_max;
+	/* Beyond the RTO the timer resends first anyway. */
+	if (late > rto)
+		late = rto;
 	if (late > pdc->reo_learned)
 		pdc->reo_learned = late;
 	pdc->reo_clean = 0;
@@ -425,6 +427,8 @@ static void ini_inferred(struct uet_pdc *pdc, struct uet_rtb_ent *e,
 {
 	struct uet_pdc_inferred *r = &pdc->inferred[pdc->inferred_next];
 
+	if (e->nacks + e->retx > 1)
+		return;		/* sent thrice: which copy was late? */
 	pdc->inferred_next = (uint8_t)((pdc->inferred_next + 1) %
 				       UET_PDC_INFERRED);
 	r->psn = psn;
@@ -432,19 +436,23 @@ static void ini_inferred(struct uet_pdc *pdc, struct uet_rtb_ent *e,
 	e->inferred = true;
 }
 
-/* The target ACKs a duplicate naming it (DSACK's part): if we resent
- * that PSN by inference and have not found it out yet, its first copy
- * was late. Looked up among the latest such resends, as a late copy
- * may come back long after its ring slot moved on. */
+/* The target ACKs a duplicate naming it (DSACK's part), RETX saying
+ * which copy came second. The first copy, after the resend by inference:
+ * it was late, by about its age. The resend second proves nothing: the
+ * first copy may have arrived in time and its ACKs been lost (a dead
+ * path back), and learning from that would grow the window with each
+ * lost ACK. Looked up among the latest such resends, as a late copy may
+ * come back long after its ring slot moved on. */
 static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
-			uint32_t ack_psn, uet_time now)
+			uint32_t ack_psn, uint8_t flags, uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_rtb_ent *e = uet_rtb_get(rtb, ack_psn);
 	unsigned i;
 
 	/* Not acknowledged before: not a duplicate's answer. */
-	if (uet_rtb_holds(rtb, ack_psn) && !(e->fl & UET_RTB_ACKED))
+	if ((flags & UET_PDS_F_RETX) ||
+	    (uet_rtb_holds(rtb, ack_psn) && !(e->fl & UET_RTB_ACKED)))
 		return;
 	for (i = 0; i < UET_PDC_INFERRED; i++) {
 		struct uet_pdc_inferred *r = &pdc->inferred[i];
@@ -629,7 +637,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	pdc->last_act = now;
 	uet_ini_heard(pdc, now);
 
-	ini_dup_ack(pds, pdc, ack_psn, now);
+	ini_dup_ack(pds, pdc, ack_psn, h->flags, now);
 	exact = ini_exact(pdc, ack_psn, h->flags);
 	/* The target ACKs a CE packet at once, naming it (pds.h). */
 	nw.ecn = h->flags & UET_PDS_F_M;
@@ -898,7 +906,11 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 			}
 			e->retx++;
 			if (e->fl & UET_RTB_SACKED) {
-				/* It arrived; only its ACK is missing. */
+				/* It arrived; only its ACK is missing. The
+				 * ACK_REQ before went unanswered: its path
+				 * (there and back) may be dead. */
+				if (e->retx > 1)
+					ini_feed(pdc, e, UET_LB_TIMEOUT, now);
 				ent_due(pds, pdc, e, UET_RTB_ACKREQ);
 				continue;
 			}
@@ -1115,9 +1127,15 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		e->sent_at = now;
 	e->fl |= UET_RTB_SENT;
 	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
-	if (resend)
+	if (resend) {
 		ini_count_resend(pds, e->cause);
-	else if (!pdc->ref.initiator)
+		/* Two resends: a duplicate no longer tells which copy was
+		 * late (ini_dup_ack). */
+		if (e->inferred && e->nacks + e->retx > 1) {
+			e->inferred = false;
+			ini_forget_inferred(pdc, psn);
+		}
+	} else if (!pdc->ref.initiator)
 		pds->st->ret_tx++;
 	e->cause = UET_RTB_BY_RTO;
 	e->tx_at = now;
@@ -1239,8 +1257,10 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 	cp.psn = psn;
 	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
 	pdc->last_act = now;
-	/* Not on the path that lost the ACK's request (or the ACK). */
+	/* Not on the path that lost the ACK's request (or the ACK); the
+	 * next one, if this goes unanswered too, not on this one's. */
 	cp.ev = uet_lb_resend(ini_lb(pds, pdc), e->ev, now);
+	e->ev = cp.ev;
 	return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 }
 
