@@ -20,21 +20,33 @@
 #define LVL_TRIM	(12u * LVL_PASS)
 #define LVL_MAX		(UET_LB_PEN_MAX * LVL_PASS)
 
-/* Conserve: is every EV without a penalty busy? Then a pass that
- * found nothing must not age the penalties (or a dead path's EVs come
- * back within a window): the walk's next unpenalized EV goes, busy. */
-static bool bitmap_all_busy(const struct uet_lb *lb)
+/* Conserve (lb.h): penalties age a pass per count picks, not per visit
+ * (most EVs busy, the walk visits many per pick, and a dead path's EVs
+ * would be back within a window). The walk's first unpenalized EV with
+ * room; else its first unpenalized one, busy; else the next. */
+static uint16_t bitmap_pick_conserve(struct uet_lb *lb)
 {
-	bool any = false;
+	uint16_t ev = 0, busy = UET_LB_NONE;
+	unsigned tries, i;
 
-	for (uint16_t ev = 0; ev < lb->count; ev++) {
-		if (lb->pen[ev])
-			continue;
-		if (lb->flight[ev] < lb->run)
-			return false;
-		any = true;
+	if (++lb->picks >= lb->count) {
+		lb->picks = 0;
+		for (i = 0; i < lb->count; i++)
+			if (lb->pen[i])
+				lb->pen[i]--;
 	}
-	return any;
+	for (tries = 0; tries < lb->count; tries++) {
+		ev = uet_lb_walk(lb);
+		if (!lb->pen[ev] && lb->flight[ev] < lb->run)
+			break;
+		if (!lb->pen[ev] && busy == UET_LB_NONE)
+			busy = ev;
+		lb->skipped++;
+	}
+	if (tries == lb->count && busy != UET_LB_NONE)
+		ev = busy;
+	lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
+	return ev;
 }
 
 uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
@@ -42,22 +54,12 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 	unsigned tries;
 	uint16_t ev = 0;
 
-	if (lb->conserve && bitmap_all_busy(lb)) {
-		do
-			ev = uet_lb_walk(lb);
-		while (lb->pen[ev]);
-		return ev;
-	}
-
+	if (lb->conserve)
+		return bitmap_pick_conserve(lb);
 	/* At most one pass: when every EV is penalized (saturation), the
 	 * next of the walk goes anyway. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
-		if (!lb->pen[ev] && lb->conserve &&
-		    lb->flight[ev] >= lb->run) {
-			lb->skipped++;	/* busy, not penalized */
-			continue;
-		}
 		if (!lb->pen[ev]) {
 			lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
 			return ev;

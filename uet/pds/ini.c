@@ -423,7 +423,7 @@ static void ini_reorder_decay(struct uet_pdc *pdc, uet_time now)
 
 /* A resend by inference: remembered, for the duplicate's ACK. */
 static void ini_inferred(struct uet_pdc *pdc, struct uet_rtb_ent *e,
-			 uint32_t psn)
+			 uint32_t psn, uet_time now)
 {
 	struct uet_pdc_inferred *r = &pdc->inferred[pdc->inferred_next];
 
@@ -433,16 +433,18 @@ static void ini_inferred(struct uet_pdc *pdc, struct uet_rtb_ent *e,
 				       UET_PDC_INFERRED);
 	r->psn = psn;
 	r->sent_at = e->sent_at;
+	r->resent_at = now;
 	e->inferred = true;
 }
 
 /* The target ACKs a duplicate naming it (DSACK's part), RETX saying
- * which copy came second. The first copy, after the resend by inference:
- * it was late, by about its age. The resend second proves nothing: the
- * first copy may have arrived in time and its ACKs been lost (a dead
- * path back), and learning from that would grow the window with each
- * lost ACK. Looked up among the latest such resends, as a late copy may
- * come back long after its ring slot moved on. */
+ * which copy came second. The first copy second: it was late, by about
+ * its age. The resend second: the first copy arrived before the resend
+ * could, and its ACK was late, or lost (a dead path back): its lateness
+ * is bounded by the resend's time plus an SRTT, so that each lost ACK
+ * grows the window by an SRTT at most, not by all the time since.
+ * Looked up among the latest such resends, as a late copy may come back
+ * long after its ring slot moved on. */
 static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 			uint32_t ack_psn, uint8_t flags, uet_time now)
 {
@@ -451,8 +453,7 @@ static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	unsigned i;
 
 	/* Not acknowledged before: not a duplicate's answer. */
-	if ((flags & UET_PDS_F_RETX) ||
-	    (uet_rtb_holds(rtb, ack_psn) && !(e->fl & UET_RTB_ACKED)))
+	if (uet_rtb_holds(rtb, ack_psn) && !(e->fl & UET_RTB_ACKED))
 		return;
 	for (i = 0; i < UET_PDC_INFERRED; i++) {
 		struct uet_pdc_inferred *r = &pdc->inferred[i];
@@ -462,6 +463,9 @@ static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 			continue;
 		if (uet_rtb_holds(rtb, ack_psn))
 			e->inferred = false;	/* found out: once */
+		if ((flags & UET_PDS_F_RETX) &&
+		    now > r->resent_at + pdc->rtt.srtt)
+			now = r->resent_at + pdc->rtt.srtt;
 		ini_reorder_learn(pds, pdc, 1, now - r->sent_at);
 		r->sent_at = UET_TIME_NONE;
 		return;
@@ -502,7 +506,7 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 		ini_feed(pdc, e, UET_LB_LOSS, now);
 		ent_undue(pdc, e);
 		ent_resend(pds, pdc, e, UET_RTB_BY_SACK);
-		ini_inferred(pdc, e, psn);
+		ini_inferred(pdc, e, psn, now);
 		ini_reorder_decay(pdc, now);
 	}
 }
@@ -906,11 +910,7 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 			}
 			e->retx++;
 			if (e->fl & UET_RTB_SACKED) {
-				/* It arrived; only its ACK is missing. The
-				 * ACK_REQ before went unanswered: its path
-				 * (there and back) may be dead. */
-				if (e->retx > 1)
-					ini_feed(pdc, e, UET_LB_TIMEOUT, now);
+				/* It arrived; only its ACK is missing. */
 				ent_due(pds, pdc, e, UET_RTB_ACKREQ);
 				continue;
 			}

@@ -80,6 +80,7 @@ struct uet_pdc {
 	struct uet_pdc_inferred {
 		uint32_t psn;
 		uet_time sent_at;	/* first copy; NONE: slot free */
+		uet_time resent_at;	/* when inferred lost */
 	} inferred[UET_PDC_INFERRED];
 	uint8_t inferred_next;
 	uint8_t reo_clean;		/* loss episodes since, to decay it */
