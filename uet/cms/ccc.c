@@ -5,6 +5,7 @@
 
 #include "uet/alloc.h"
 #include "uet/err.h"
+#include "uet/rand.h"
 
 #include "ccc.h"
 
@@ -44,6 +45,28 @@ void uet_ccc_table_fini(struct uet_ccc_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* A seed per context, the same every run: this FEP's address and the
+ * peer's, mixed. */
+static uint64_t ccc_seed(const struct uet_addr *local,
+			 const struct uet_addr *peer)
+{
+	uint64_t h = 0;
+
+	for (unsigned i = 0; i < 2; i++) {
+		const struct uet_addr *a = i ? peer : local;
+
+		h = uet_rand_mix(h ^ ((uint64_t)a->af << 16 | a->port));
+		for (unsigned j = 0; j < sizeof(a->ip); j += 8) {
+			uint64_t w = 0;
+
+			for (unsigned k = 0; k < 8; k++)
+				w |= (uint64_t)a->ip[j + k] << (8 * k);
+			h = uet_rand_mix(h ^ w);
+		}
+	}
+	return h;
+}
+
 /* Looked up when a PDC opens, not per packet: a scan is enough. */
 struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
 			    const struct uet_addr *peer, uet_time now)
@@ -78,6 +101,7 @@ struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
 	c->last_cut = UET_TIME_NONE;
 	c->pace_at = UET_TIME_NONE;
 	c->rtt_last = UET_TIME_NONE;
+	c->rng = ccc_seed(&t->cfg->local, peer);
 	c->ops->init(c, now);
 	return c;
 }

@@ -68,6 +68,8 @@ struct uet_nscc {
 	uet_time qa_endtime, last_adjust_time, last_dec_time;
 	uet_time tq;			/* the target for this window */
 	uet_time sub_cut_at;		/* last halving below one packet */
+	uet_time last_delay;		/* of the last valid sample */
+	uet_time last_ack_at, ack_gap;	/* the last ACK, the time before it */
 	/* derived once (UE 1.0 §3.6.13.3) */
 	uet_time target_qdelay, qa_threshold;
 	double alpha, fi, eta, fi_scale;
@@ -146,6 +148,7 @@ struct uet_ccc {
 					 * one packet); UET_TIME_NONE: none */
 	uet_time rtt_last;		/* last sample, for stats */
 	uint64_t ecn_acks, acks;	/* ACKs with and without M */
+	uint64_t rng;			/* uet/rand.h state: pacing jitter */
 	struct uet_nscc nscc;		/* NSCC, NSCC+RCCC */
 	struct uet_rccc rccc;		/* RCCC, NSCC+RCCC */
 };

@@ -23,22 +23,34 @@
  * - gentler steps both ways: gamma 0.4 (not 0.8) and alpha, eta and fi
  *   halved: the same balance, half the swing of every window (at 128
  *   senders each ACK moved it by 40%, and the rates with it);
- * - the target grows as the window shrinks, by up to 0.4 base RTT
- *   (1/sqrt of the window, Swift's flow scaling): a flow with less than
- *   its share sees less delay above its target, the only force that
- *   evens out windows of a packet or less;
- * - the window goes below one packet, down to MTU / 128, and is then a
- *   rate: one packet at a time, each bytes x RTT / cwnd after the one
- *   before (ccc.h pace_at). Below a packet every increase is relative
- *   (what a one-packet window gains per RTT, per ACK), trims and losses
- *   halve it at most once per base RTT, and quick adapt never raises it;
+ * - the target grows as the window shrinks, by up to 0.12 base RTT
+ *   (1/sqrt of the window, Swift's flow scaling, all of it between
+ *   max_wnd and MTU / 4): a flow with less than its share sees less
+ *   delay above its target, and gains on the others;
+ * - the window goes below one packet, down to MTU / 128. Below two
+ *   packets it is a rate: a packet goes while less than the window is
+ *   in flight, each bytes x RTT / cwnd after the one before (ccc.h
+ *   pace_at), the RTT partly the last sample's (damping), jittered by
+ *   up to 30% (no phase lock among senders). Without it a window of 1.0
+ *   to 1.99 packets sent one packet per RTT, whatever its size. Below a
+ *   packet every increase is relative (what a one-packet window gains
+ *   per RTT, per ACK), trims and losses halve it at most once per base
+ *   RTT, and quick adapt never raises it;
  * - below 4 packets (an incast of some 20 senders or more) an ACK or a
  *   NACK moves the window by little: a cut by 0.3 of what the rules say,
- *   a rise by 2% at most (50% once a quick delay average says the queue
- *   has drained), and no eta. There every ACK is a flip between a cut
- *   and a rise of up to 45% (the spec's steps for a one-packet window);
- *   the flows drifted apart and the queue sat high.
+ *   a rise by 0.5% at most below 2 packets and 1% above, plus 0.08% per
+ *   base RTT since the ACK before (the same growth per unit of time for
+ *   every flow, AIMD's fairness), 50% once a quick delay average says
+ *   the queue has drained; no eta. There every ACK is a flip between a
+ *   cut and a rise of up to 45% (the spec's steps for a one-packet
+ *   window); the flows drifted apart and the queue sat high;
+ * - below a packet the decrease reads a quick delay average (weight
+ *   1/4) more than the slow one, all of it at MTU / 8: at 1023 senders
+ *   a flow gets an ACK every 80 us, and the slow average lagged the
+ *   start's full queue by milliseconds.
  */
+#include "uet/rand.h"
+
 #include "ccc.h"
 
 #define NSCC_REF_BDP		150000.0	/* 100 Gb/s x 12 us, bytes */
@@ -52,16 +64,26 @@
 #define NSCC_TARGET_TRIM	0.3		/* x base RTT, if trimming */
 #define NSCC_GAIN		0.5		/* alpha, eta, fi: x this */
 #define NSCC_FI_MTUS		0.5		/* fair increase, x scaling_a */
-#define NSCC_FS_RANGE		0.4		/* flow scaling, x base RTT */
-#define NSCC_FS_MIN_DIV		32		/* ... reached at MTU / 32 */
+#define NSCC_FS_RANGE		0.12		/* flow scaling, x base RTT */
+#define NSCC_FS_MIN_DIV		4		/* ... reached at MTU / 4 */
 #define NSCC_MIN_WND_DIV	128		/* smallest window: MTU / 128 */
 #define NSCC_INIT_DIV		6		/* first window: max_wnd / 6 */
 #define NSCC_SMALL_PKTS		4		/* small windows: below 4 MTUs */
 #define NSCC_SMALL_CUT		0.3		/* ... cut by this of the rules' */
-#define NSCC_SMALL_RISE		0.02		/* ... rise by at most this */
+#define NSCC_SMALL_RISE		0.005		/* ... rise by at most this */
+#define NSCC_SMALL_RISE2	0.01		/* ... from 2 MTUs */
+#define NSCC_RISE_PER_RTT	0.0008		/* ... plus this per base RTT
+						 * since the last ACK */
+#define NSCC_RISE_GAP_MAX	64		/* ... counting 64 at most */
 #define NSCC_DRAINED_RISE	0.5		/* ... or this, the queue drained */
-#define NSCC_DRAINED		0.5		/* drained: below this x target */
+#define NSCC_DRAINED		0.45		/* drained: below this x target */
 #define NSCC_FAST_EWMA_DIV	4		/* the quick delay average */
+#define NSCC_PACE_PKTS		2		/* paced below 2 MTUs */
+#define NSCC_PACE_GAIN		0.25		/* the last sample's share */
+#define NSCC_PACE_JITTER	0.3		/* each gap x 1 +- this */
+#define NSCC_MD_QUICK_HI	1		/* MD on the quick average: none
+						 * at 1 MTU ... */
+#define NSCC_MD_QUICK_LO_DIV	8		/* ... all of it at MTU / 8 */
 
 static int64_t nscc_max64(int64_t a, int64_t b)
 {
@@ -93,6 +115,7 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 	s->mtu = c->mtu;
 	s->min_wnd = c->mtu / NSCC_MIN_WND_DIV;
 	s->sub_cut_at = UET_TIME_NONE;
+	s->last_ack_at = UET_TIME_NONE;
 	s->base_rtt = rtt;
 	s->probe = c->cfg->base_rtt ? UET_NSCC_PROBE_NONE :
 				      UET_NSCC_PROBE_WANT;
@@ -131,6 +154,12 @@ static double nscc_sub(const struct uet_nscc *s)
 	return s->cwnd < s->mtu ? (double)s->cwnd / (double)s->mtu : 1.0;
 }
 
+/* Below NSCC_PACE_PKTS the window is a rate (uet_nscc_on_send). */
+static bool nscc_paced(const struct uet_nscc *s)
+{
+	return s->cwnd < NSCC_PACE_PKTS * s->mtu;
+}
+
 /* Newton's square root, for x in [1/128, 2^20]: libuet needs no libm
  * for one shape of curve. */
 static double nscc_sqrt(double x)
@@ -143,8 +172,8 @@ static double nscc_sqrt(double x)
 }
 
 /* The target for this window: target_qdelay plus up to NSCC_FS_RANGE
- * base RTTs as the window shrinks from max_wnd to MTU / 32, in
- * 1/sqrt(window). */
+ * base RTTs as the window shrinks from max_wnd to MTU / NSCC_FS_MIN_DIV,
+ * in 1/sqrt(window). */
 static uet_time nscc_target(const struct uet_nscc *s)
 {
 	double x = 1.0 / nscc_sqrt((double)s->cwnd / (double)s->mtu);
@@ -202,11 +231,18 @@ static bool nscc_small(const struct uet_nscc *s, int64_t cwnd)
 /* A window below NSCC_SMALL_PKTS moves by little per event: what the
  * rules took off, scaled down; what they added, capped (more once the
  * queue has drained, so that the last senders of an incast fill the
- * link). w0: the window before the event. */
+ * link). The cap grows with the time since the ACK before: a flow with
+ * few ACKs gains as much per unit of time as one with many, so that the
+ * larger flows, which see more marked ACKs, lose ground. w0: the window
+ * before the event. */
 static void nscc_small_step(struct uet_ccc *c, int64_t w0)
 {
 	struct uet_nscc *s = &c->nscc;
-	double rise = NSCC_SMALL_RISE;
+	double rise = w0 < 2 * s->mtu ? NSCC_SMALL_RISE : NSCC_SMALL_RISE2;
+	double gap = (double)s->ack_gap / (double)s->base_rtt;
+
+	rise += NSCC_RISE_PER_RTT *
+		(gap < NSCC_RISE_GAP_MAX ? gap : NSCC_RISE_GAP_MAX);
 
 	if (!nscc_small(s, w0) || s->cwnd == w0)
 		return;
@@ -283,18 +319,33 @@ static void nscc_proportional_increase(struct uet_ccc *c, int64_t n,
 			(double)((int64_t)s->tq - (int64_t)delay);
 }
 
+/* The delay the decrease reads: the average (UE 1.0 §3.6.13.5), blended
+ * into the quick average below a packet, all of it at MTU / 8 (in
+ * 1/sqrt of the window, without a step that flows either side would
+ * part at). */
+static uet_time nscc_md_delay(const struct uet_nscc *s)
+{
+	double x = 1.0 / nscc_sqrt((double)s->cwnd / (double)s->mtu);
+	double hi = 1.0 / nscc_sqrt((double)NSCC_MD_QUICK_HI);
+	double lo = nscc_sqrt((double)NSCC_MD_QUICK_LO_DIV);
+	double b = (x - hi) / (lo - hi);
+
+	b = b < 0 ? 0 : b > 1 ? 1 : b;
+	return (uet_time)(b * (double)s->fast_delay +
+			  (1 - b) * (double)s->avg_delay);
+}
+
 static void nscc_multiplicative_decrease(struct uet_ccc *c, uet_time now)
 {
 	struct uet_nscc *s = &c->nscc;
+	uet_time avg = nscc_md_delay(s);
 	double f;
 
 	s->increase_mode = false;
 	s->fi_count = 0;
-	if (s->avg_delay <= s->tq ||
-	    now - s->last_dec_time <= s->base_rtt)
+	if (avg <= s->tq || now - s->last_dec_time <= s->base_rtt)
 		return;
-	f = 1.0 - NSCC_GAMMA * (double)(s->avg_delay - s->tq) /
-		  (double)s->avg_delay;
+	f = 1.0 - NSCC_GAMMA * (double)(avg - s->tq) / (double)avg;
 	if (f < NSCC_MAX_MD_JUMP)
 		f = NSCC_MAX_MD_JUMP;
 	nscc_set(c, (int64_t)((double)s->cwnd * f));
@@ -322,18 +373,30 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 	s->received_bytes = 0;
 }
 
-/* A window below one packet is a rate: the next packet waits bytes x
- * RTT / cwnd (the RTT the queue makes, so that the rate meets a
- * one-packet window's at one packet). */
+/* A window below NSCC_PACE_PKTS is a rate: the next packet waits bytes
+ * x RTT / cwnd, the RTT the queue makes (base RTT and average delay, so
+ * that the rate meets the ACK clock's) moved by a quarter of the last
+ * sample's distance from the average: paced senders do not slow down
+ * as the queue grows, as windows do, and without it 128 of them swung
+ * the queue from empty to full every 200 us. The gap is jittered by up
+ * to 30% either way, the same on average: 1023 senders paced in step
+ * found the same flows at the same phase of the queue every time. */
 void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
 			 uet_time now)
 {
 	struct uet_nscc *s = &c->nscc;
-	double rtt = (double)(s->base_rtt + s->avg_delay);
+	double rtt = (double)(s->base_rtt + s->avg_delay) +
+		     NSCC_PACE_GAIN * ((double)s->last_delay -
+				       (double)s->avg_delay);
+	double u;
 
 	(void)retx;
-	if (s->cwnd >= s->mtu)
+	if (!nscc_paced(s))
 		return;
+	if (rtt < (double)s->base_rtt)
+		rtt = (double)s->base_rtt;
+	u = (double)(uet_rand(&c->rng) >> 11) / 9007199254740992.0;
+	rtt *= 1.0 + NSCC_PACE_JITTER * (2.0 * u - 1.0);
 	c->pace_at = now + (uet_time)(rtt * (double)bytes / (double)s->cwnd);
 }
 
@@ -372,6 +435,7 @@ static void nscc_ack_rules(struct uet_ccc *c, const struct uet_cc_ack *a)
 		nscc_update_base_rtt(c, a->rtt);
 		delay = a->rtt - s->base_rtt;
 		nscc_update_delay(s, delay);
+		s->last_delay = delay;
 	} else {
 		/* No valid sample (a resend's ACK, UE 1.0 §3.6.13.1):
 		 * the average stands in, as in the UEC simulator.
@@ -405,6 +469,9 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 	struct uet_nscc *s = &c->nscc;
 	int64_t w0;
 
+	s->ack_gap = s->last_ack_at == UET_TIME_NONE ? 0 :
+		     a->now - s->last_ack_at;
+	s->last_ack_at = a->now;
 	s->bytes_ignored += a->bytes;
 	s->received_bytes += a->bytes;
 	s->achieved_bytes += a->bytes;
@@ -514,10 +581,13 @@ bool uet_nscc_probe_answer(struct uet_ccc *c, uint16_t opaque,
 	return true;
 }
 
-/* CanSend (UE 1.0 §3.6.13); a window below a packet lets one go at a time
- * (paced, uet_nscc_on_send). */
+/* CanSend (UE 1.0 §3.6.13); a paced window lets a packet go while less
+ * than the window is in flight (uet_nscc_on_send spaces them), so that
+ * 1.5 packets send 1.5 per RTT, not one. */
 bool uet_nscc_can_send(const struct uet_ccc *c)
 {
+	if (nscc_paced(&c->nscc))
+		return c->inflight < c->cwnd || c->inflight <= 0;
 	return c->inflight + c->mtu <= nscc_max64(c->cwnd, c->mtu);
 }
 
