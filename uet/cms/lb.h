@@ -75,7 +75,6 @@ struct uet_lb {
 	 * mark, cfg.lb_delay). */
 	uint8_t flight[UET_LB_EV_MAX];
 	bool conserve;
-	uint16_t picks;			/* conserve: picks this pass */
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
 	uint32_t recycled, skipped, retired;

@@ -20,46 +20,19 @@
 #define LVL_TRIM	(12u * LVL_PASS)
 #define LVL_MAX		(UET_LB_PEN_MAX * LVL_PASS)
 
-/* Conserve (lb.h): penalties age a pass per count picks, not per visit
- * (most EVs busy, the walk visits many per pick, and a dead path's EVs
- * would be back within a window). The walk's first unpenalized EV with
- * room; else its first unpenalized one, busy; else the next. */
-static uint16_t bitmap_pick_conserve(struct uet_lb *lb)
-{
-	uint16_t ev = 0, busy = UET_LB_NONE;
-	unsigned tries, i;
-
-	if (++lb->picks >= lb->count) {
-		lb->picks = 0;
-		for (i = 0; i < lb->count; i++)
-			if (lb->pen[i])
-				lb->pen[i]--;
-	}
-	for (tries = 0; tries < lb->count; tries++) {
-		ev = uet_lb_walk(lb);
-		if (!lb->pen[ev] && lb->flight[ev] < lb->run)
-			break;
-		if (!lb->pen[ev] && busy == UET_LB_NONE)
-			busy = ev;
-		lb->skipped++;
-	}
-	if (tries == lb->count && busy != UET_LB_NONE)
-		ev = busy;
-	lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
-	return ev;
-}
-
 uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 {
 	unsigned tries;
 	uint16_t ev = 0;
 
-	if (lb->conserve)
-		return bitmap_pick_conserve(lb);
 	/* At most one pass: when every EV is penalized (saturation), the
 	 * next of the walk goes anyway. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
+		if (lb->conserve && lb->flight[ev] >= lb->run) {
+			lb->skipped++;	/* busy, not penalized */
+			continue;
+		}
 		if (!lb->pen[ev]) {
 			lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
 			return ev;
@@ -99,17 +72,6 @@ static void bitmap_learn(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig)
 	case UET_LB_TRIM:
 		l += LVL_TRIM;
 		break;
-	case UET_LB_LOSS:
-		/* A fabric that neither marks nor trims (conserve): a loss,
-		 * once RACK has learnt the paths' reordering, is a full or
-		 * dead path's only word, and weighs as a trim. */
-		if (lb->conserve) {
-			if (ev == lb->good)
-				lb->good = UET_LB_NONE;
-			l += LVL_TRIM;
-			break;
-		}
-		/* fall through */
 	default:
 		/* A failure: not where resends go until a clean ACK says. */
 		if (ev == lb->good)
@@ -132,9 +94,7 @@ void uet_lb_bitmap_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig)
 		p += 4;
 		break;
 	case UET_LB_LOSS:
-		/* conserve: the learnt level at once, not at the next use */
-		p = lb->trimming ? UET_LB_PEN_MAX :
-		    lb->conserve ? lb->lvl[ev] / LVL_PASS : p + 4;
+		p = lb->trimming ? UET_LB_PEN_MAX : p + 4;
 		break;
 	case UET_LB_TIMEOUT:
 		p = UET_LB_PEN_MAX;
