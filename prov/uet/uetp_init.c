@@ -153,8 +153,8 @@ static void uetp_define_params(void)
 	fi_param_define(&uetp_prov, "entropy_run", FI_PARAM_INT,
 		"New packets a PDC sends on one entropy value (one source "
 		"port, one path) before the next: long runs make GSO trains, "
-		"short ones spread a window over more paths; 0 = engine "
-		"default (%u, max 256)", (unsigned)d.entropy_run);
+		"short ones spread a window over more paths (default: 0 = "
+		"the engine's %u; max 256)", (unsigned)d.entropy_run);
 	fi_param_define(&uetp_prov, "transport", FI_PARAM_STRING,
 		"udp: UET over UDP (port 4793); ip: UET directly over IP "
 		"(protocol FI_UET_IP_PROTO, one endpoint per address, needs "
