@@ -18,7 +18,9 @@
 #
 # run: ft_bw (64 KiB messages) from sender to receiver over uet with one
 # fixed source port (FI_UET_ENTROPY_BITS=0: one 5-tuple, one path) and
-# sprayed over 8 source ports with each entropy selection policy
+# sprayed over 2^ECMP_BITS source ports (5: 32; 8 ports often hash onto
+# 3 of 4 paths) in runs of ECMP_RUN packets per port (4: a 64-packet
+# window then covers 16 ports, not 4) with each entropy selection policy
 # (FI_UET_LB; ECMP_LB="oblivious mixed" picks some), first on healthy
 # paths, then with path 1 at a quarter of RATE, then with path 1 cut
 # SECONDS/2 after the start; each line gives goodput, its share of the
@@ -187,6 +189,7 @@ run() { # NAME
 	deg=$((r * (paths - 1) + r / 4))
 	left=$((r * (paths - 1)))
 	echo "ECMP over $paths paths of $(rate_of "$name"), ${secs}s transfers"
+	bits=${ECMP_BITS:-5} erun=${ECMP_RUN:-4}
 	pols="fixed"
 	for lb in ${ECMP_LB:-single oblivious reps bitmap mixed}; do
 		pols="$pols $lb"
@@ -195,19 +198,19 @@ run() { # NAME
 		if [ "$lb" = fixed ]; then
 			l="fixed port" e=FI_UET_ENTROPY_BITS=0 one=$r
 		else
-			l="$lb, 8 ports" e="FI_UET_LB=$lb" one=
+			l="$lb, $((1 << bits)) ports" e="FI_UET_LB=$lb" one=
 		fi
 		# shellcheck disable=SC2086
 		measure "$name" "healthy, $l" "${one:-$full}" 0 \
-			FI_UET_ENTROPY_BITS=3 $e
+			FI_UET_ENTROPY_BITS=$bits FI_UET_ENTROPY_RUN=$erun $e
 		"$0" degrade "$name" 1 "$((r / 4))kbit"
 		# shellcheck disable=SC2086
 		measure "$name" "path 1 at 1/4, $l" "${one:-$deg}" 0 \
-			FI_UET_ENTROPY_BITS=3 $e
+			FI_UET_ENTROPY_BITS=$bits FI_UET_ENTROPY_RUN=$erun $e
 		"$0" heal "$name" 1
 		# shellcheck disable=SC2086
 		measure "$name" "path 1 cut midway, $l" "${one:-$left}" 1 \
-			FI_UET_ENTROPY_BITS=3 $e
+			FI_UET_ENTROPY_BITS=$bits FI_UET_ENTROPY_RUN=$erun $e
 	done
 }
 
