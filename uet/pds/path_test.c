@@ -54,23 +54,33 @@ static struct hole hole;
 /* The harness's seed (t_init's) picks each PDC's entropies. */
 #define SEED	42u
 
-static void open_pair_seed(uint8_t lb, uint16_t run, bool infer,
-			   uint64_t seed)
+/* Two nodes, node 0 spraying over PORTS ports (spray_bits 4) with
+ * policy lb in runs of run. */
+static void spray_pair(uint8_t lb, uint16_t run, bool infer, bool lb_delay,
+		       uint64_t seed)
 {
 	struct uet_fep_config c = t_cfg();
 	struct uet_mem_config mc = { .spray_bits = 4 };
-	struct uet_mem_impair imp = { .pick = hole_pick, .pick_arg = &hole,
-				      .delay = 20 * UET_USEC };
 
 	c.lb = lb;
-	c.entropy_count = 16;
+	c.entropy_count = PORTS;
 	c.entropy_run = run;
 	c.loss_infer = infer;
+	c.lb_delay = lb_delay;
 	memset(&T, 0, sizeof(T));
 	cr_assert_eq(uet_harness_init(&T.h, 2, &c, &mc, seed), 0);
 	T.h.on_complete = t_complete;
 	T.h.on_tx = t_tx;
 	T.h.on_rx = t_rx;
+}
+
+static void open_pair_seed(uint8_t lb, uint16_t run, bool infer,
+			   uint64_t seed)
+{
+	struct uet_mem_impair imp = { .pick = hole_pick, .pick_arg = &hole,
+				      .delay = 20 * UET_USEC };
+
+	spray_pair(lb, run, infer, false, seed);
 	memset(&hole, 0, sizeof(hole));
 	hole.home = T.h.node[0].addr.port;
 	hole.dead = true;
@@ -248,8 +258,6 @@ static unsigned slow_pick(void *arg, uint64_t seq,
 
 static double slow_share(bool lb_delay, uet_time *done)
 {
-	struct uet_fep_config c = t_cfg();
-	struct uet_mem_config mc = { .spray_bits = 4 };
 	/* 184-byte packets, 2 us each through the port: a window of 32
 	 * fills the fast paths' 40 us round trip about threefold. */
 	struct uet_mem_impair imp = { .pick = slow_pick, .pick_arg = &slow,
@@ -258,16 +266,7 @@ static double slow_share(bool lb_delay, uet_time *done)
 				      .reorder_delay = 400 * UET_USEC };
 	unsigned i;
 
-	c.lb = UET_LB_BITMAP;
-	c.entropy_count = PORTS;
-	c.entropy_run = 2;
-	c.loss_infer = true;
-	c.lb_delay = lb_delay;
-	memset(&T, 0, sizeof(T));
-	cr_assert_eq(uet_harness_init(&T.h, 2, &c, &mc, SEED), 0);
-	T.h.on_complete = t_complete;
-	T.h.on_tx = t_tx;
-	T.h.on_rx = t_rx;
+	spray_pair(UET_LB_BITMAP, 2, true, lb_delay, SEED);
 	memset(&slow, 0, sizeof(slow));
 	slow.home = T.h.node[0].addr.port;
 	t_impair(1, &imp);
