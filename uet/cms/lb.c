@@ -114,6 +114,37 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 	return ev;
 }
 
+static uint32_t lb_us(uet_time t)
+{
+	return (uint32_t)(t / UET_USEC);
+}
+
+bool uet_lb_suspended(const struct uet_lb *lb, uint16_t ev, uet_time now)
+{
+	return ev < UET_LB_EV_MAX && lb->susp_row[ev] &&
+	       (int32_t)(lb->susp[ev] - lb_us(now)) > 0;
+}
+
+/* Conserve (lb.h): a lost packet suspends its EV, longer for each loss
+ * in a row; an ACK ends the row. */
+static void lb_suspend(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
+		       uet_time now)
+{
+	unsigned row = lb->susp_row[ev];
+
+	if (sig == UET_LB_ACK || sig == UET_LB_ECN) {
+		lb->susp_row[ev] = 0;
+		return;
+	}
+	if (sig != UET_LB_LOSS && sig != UET_LB_TIMEOUT)
+		return;
+	lb->susp[ev] = lb_us(now) +
+		       (uint32_t)((lb->hold / 8) << (row < 6 ? row : 6)) /
+			       (uint32_t)UET_USEC;
+	if (row < UINT8_MAX)
+		lb->susp_row[ev] = (uint8_t)(row + 1);
+}
+
 void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		 uet_time now)
 {
@@ -121,6 +152,8 @@ void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		return;
 	if (sig == UET_LB_TIMEOUT)
 		lb->retired++;
+	if (lb->conserve && ev < UET_LB_EV_MAX)
+		lb_suspend(lb, ev, sig, now);
 	lb->ops->feed(lb, ev, sig, now);
 }
 

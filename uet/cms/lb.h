@@ -75,6 +75,14 @@ struct uet_lb {
 	 * mark, cfg.lb_delay). */
 	uint8_t flight[UET_LB_EV_MAX];
 	bool conserve;
+	/* Conserve: an EV that lost a packet sits out until susp (us,
+	 * compared wrap-safe), hold / 8 at first, twice as long for each
+	 * loss in a row (at most 64 times); a clean ACK ends the row. A
+	 * penalty counts visits, and the walk visits many EVs per pick
+	 * when most are busy: a dead path's EVs were back within a
+	 * window (uet/cms/README.md). */
+	uint32_t susp[UET_LB_EV_MAX];
+	uint8_t susp_row[UET_LB_EV_MAX];
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
 	uint32_t recycled, skipped, retired;
@@ -115,7 +123,9 @@ uint32_t uet_lb_rand(struct uet_lb *lb);
 uint16_t uet_lb_walk(struct uet_lb *lb);	/* next EV of the walk */
 void uet_lb_reps_push(struct uet_lb *lb, uint16_t ev);
 int uet_lb_reps_pop(struct uet_lb *lb, uet_time now);	/* -1: none */
-uint16_t uet_lb_bitmap_pick(struct uet_lb *lb);
+uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now);
+/* Conserve: ev sits out a suspension at now. */
+bool uet_lb_suspended(const struct uet_lb *lb, uint16_t ev, uet_time now);
 void uet_lb_bitmap_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig);
 
 #endif

@@ -20,7 +20,7 @@
 #define LVL_TRIM	(12u * LVL_PASS)
 #define LVL_MAX		(UET_LB_PEN_MAX * LVL_PASS)
 
-uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
+uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 {
 	unsigned tries;
 	uint16_t ev = 0;
@@ -29,8 +29,9 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 	 * next of the walk goes anyway. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
-		if (lb->conserve && lb->flight[ev] >= lb->run) {
-			lb->skipped++;	/* busy, not penalized */
+		if (lb->conserve && (lb->flight[ev] >= lb->run ||
+				     uet_lb_suspended(lb, ev, now))) {
+			lb->skipped++;	/* busy or sitting out */
 			continue;
 		}
 		if (!lb->pen[ev]) {
@@ -45,8 +46,7 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb)
 
 static uint16_t bitmap_next(struct uet_lb *lb, uet_time now)
 {
-	(void)now;
-	return uet_lb_bitmap_pick(lb);
+	return uet_lb_bitmap_pick(lb, now);
 }
 
 /* Congestion the fabric reports teaches the level. A failure (a

@@ -10,8 +10,7 @@ static uint16_t mixed_next(struct uet_lb *lb, uet_time now)
 	while ((ev = uet_lb_reps_pop(lb, 0)) >= 0)
 		if (!lb->pen[ev])
 			return (uint16_t)ev;
-	(void)now;
-	return uet_lb_bitmap_pick(lb);
+	return uet_lb_bitmap_pick(lb, now);
 }
 
 static void mixed_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,

@@ -390,6 +390,38 @@ Test(lb, bitmap_conserve_skips_busy_evs)
 	cr_assert_eq(lb.flight[first], 2, "1 + 2 sent, 1 landed");
 }
 
+/* Conserve: an EV that lost a packet sits out hold / 8 (12.5 us here),
+ * twice that after a second loss in a row; an ACK ends the row. */
+static bool picked_within(uint16_t ev, unsigned picks, uet_time now)
+{
+	for (unsigned i = 0; i < picks; i++)
+		if (uet_lb_next(&lb, now) == ev)
+			return true;
+	return false;
+}
+
+Test(lb, conserve_suspends_a_lossy_ev)
+{
+	const uet_time base = 100 * UET_USEC / 8;
+
+	open_lb(UET_LB_BITMAP, 1, false);
+	lb.conserve = true;
+	uet_lb_feed(&lb, 5, UET_LB_LOSS, 0);
+	cr_assert(uet_lb_suspended(&lb, 5, 0));
+	cr_assert_not(picked_within(5, 4 * N, 0), "picked while out");
+	cr_assert_not(uet_lb_suspended(&lb, 5, base));
+	cr_assert(picked_within(5, 8 * N, base), "never back");
+	uet_lb_feed(&lb, 5, UET_LB_LOSS, base);	/* the second in a row */
+	cr_assert(uet_lb_suspended(&lb, 5, base + base));
+	cr_assert_not(uet_lb_suspended(&lb, 5, base + 2 * base));
+	uet_lb_feed(&lb, 5, UET_LB_ACK, 3 * base);
+	uet_lb_feed(&lb, 5, UET_LB_LOSS, 3 * base);
+	cr_assert_not(uet_lb_suspended(&lb, 5, 4 * base), "the row ended");
+	lb.conserve = false;
+	uet_lb_feed(&lb, 6, UET_LB_LOSS, 0);
+	cr_assert_not(uet_lb_suspended(&lb, 6, 0), "only with conserve");
+}
+
 Test(lb, mixed_recycles_unless_penalized_since)
 {
 	uint16_t e;
