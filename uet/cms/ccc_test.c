@@ -581,6 +581,77 @@ Test(ccc, nscc_small_window_rise_grows_with_the_time_between_acks)
 		  "64 base RTTs at most: %ld", (long)r100);
 }
 
+/* While the quick average is under the target, a small window's rise
+ * grows by a further 5% per base RTT since the ACK before, times how far
+ * under (1 - quick average / target): none at MTU / 2, all of it from
+ * one packet. The survivors of an incast grow as the others leave. */
+static int64_t rise_under(int64_t w, uet_time fast, uet_time gap,
+			  uet_time *tq)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	uet_time t = 1000 + 2 * RTT;
+
+	c->nscc.cwnd = c->cwnd = w;
+	c->nscc.fast_delay = c->nscc.avg_delay = fast;
+	uet_ccc_on_send(c, MTU, false, t);
+	ack(c, MTU, RTT + fast, true, t);		/* no change */
+	w = c->cwnd;
+	uet_ccc_on_send(c, MTU, false, t);
+	ack(c, MTU, RTT + fast, false, t + gap);	/* clear */
+	*tq = c->nscc.tq;
+	w = c->cwnd - w;
+	uet_ccc_table_fini(&tab);
+	return w;
+}
+
+Test(ccc, nscc_small_window_rises_per_time_under_target)
+{
+	int64_t w = 2 * UET_CCC_NOMINAL(MTU), half = UET_CCC_NOMINAL(MTU) / 2;
+	uet_time fast = 2 * RTT / 10;		/* 0.2 base RTT: under */
+	uet_time tq;
+	int64_t r = rise_under(w, fast, 2 * RTT, &tq), want;
+	double u = 1.0 - (double)fast / (double)tq;
+
+	cr_assert(u > 0.1 && fast > 0.45 * (double)tq, "under, not drained");
+	want = (int64_t)((0.01 + 2 * (0.0008 + 0.05 * u)) * (double)w);
+	cr_assert(r >= want - 1 && r <= want + 1, "%ld, want %ld", (long)r,
+		  (long)want);
+	r = rise_under(w, 2 * RTT, 2 * RTT, &tq);	/* over the target */
+	cr_assert_leq(r, (int64_t)(0.0116 * (double)w) + 1, "%ld", (long)r);
+	r = rise_under(half, fast, 2 * RTT, &tq);	/* MTU / 2: none */
+	want = (int64_t)(0.0066 * (double)half);
+	cr_assert(r >= want - 1 && r <= want + 1, "%ld, want %ld", (long)r,
+		  (long)want);
+}
+
+/* Fast increase (UE 1.0 §3.6.13.5) is three times faster while a sample
+ * says the queue is empty (under 0.03 base RTT). */
+static int64_t fast_increase_by(uet_time delay)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	int64_t w = 8 * c->mtu;
+	uet_time t = 1000 + RTT / 2;
+
+	c->nscc.cwnd = c->cwnd = w;
+	c->nscc.increase_mode = true;
+	uet_ccc_on_send(c, MTU, false, t);
+	ack(c, MTU, RTT + delay, false, t);
+	w = c->cwnd - w;
+	uet_ccc_table_fini(&tab);
+	return w;
+}
+
+Test(ccc, nscc_fast_increase_triples_on_an_empty_queue)
+{
+	int64_t n = UET_CCC_NOMINAL(MTU);
+	int64_t slow = fast_increase_by(UET_USEC / 2);	/* no delay, not 0 */
+	int64_t fast = fast_increase_by(RTT / 50);
+
+	cr_assert_gt(slow, n / 10, "%ld", (long)slow);
+	cr_assert(fast >= 3 * slow - 2 && fast <= 3 * slow + 2, "%ld vs %ld",
+		  (long)fast, (long)slow);
+}
+
 /* Below a packet the decrease reads the quick delay average, all of it
  * at MTU / 8: the slow one lags a full queue by milliseconds when ACKs
  * come once in 20 RTTs. From a packet up, the average, as the spec. */

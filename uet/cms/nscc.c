@@ -40,14 +40,19 @@
  *   NACK moves the window by little: a cut by 0.3 of what the rules say,
  *   a rise by 0.5% at most below 2 packets and 1% above, plus 0.08% per
  *   base RTT since the ACK before (the same growth per unit of time for
- *   every flow, AIMD's fairness), 50% once a quick delay average says
- *   the queue has drained; no eta. There every ACK is a flip between a
+ *   every flow, AIMD's fairness), up to 5% more per base RTT while a
+ *   quick delay average is under the target (from one packet up; when
+ *   flows leave, the others must grow at once), 50% once it says the
+ *   queue has drained; no eta. There every ACK is a flip between a
  *   cut and a rise of up to 45% (the spec's steps for a one-packet
  *   window); the flows drifted apart and the queue sat high;
  * - below a packet the decrease reads a quick delay average (weight
  *   1/4) more than the slow one, all of it at MTU / 8: at 1023 senders
  *   a flow gets an ACK every 80 us, and the slow average lagged the
- *   start's full queue by milliseconds.
+ *   start's full queue by milliseconds;
+ * - fast increase is three times the spec's while a sample is under
+ *   0.03 base RTT (an empty queue): the last senders of an incast are
+ *   left with a fraction of what the link needs.
  */
 #include "uet/rand.h"
 
@@ -77,6 +82,14 @@
 #define NSCC_RISE_GAP_MAX	64		/* ... counting 64 at most */
 #define NSCC_DRAINED_RISE	0.5		/* ... or this, the queue drained */
 #define NSCC_DRAINED		0.45		/* drained: below this x target */
+#define NSCC_RISE_UNDER		0.05		/* ... plus this per base
+						 * RTT x how far the quick
+						 * average is under target */
+#define NSCC_UNDER_LO_DIV	2		/* ... none at MTU / 2 ... */
+#define NSCC_UNDER_HI		1		/* ... all from 1 MTU */
+#define NSCC_FI_EMPTY		0.03		/* a sample under this x
+						 * base RTT: queue empty */
+#define NSCC_FI_EMPTY_GAIN	3		/* ... fast increase x 3 */
 #define NSCC_FAST_EWMA_DIV	4		/* the quick delay average */
 #define NSCC_PACE_PKTS		2		/* paced below 2 MTUs */
 #define NSCC_PACE_GAIN		0.25		/* the last sample's share */
@@ -228,6 +241,27 @@ static bool nscc_small(const struct uet_nscc *s, int64_t cwnd)
 	return cwnd < NSCC_SMALL_PKTS * s->mtu;
 }
 
+/* What a small window w0 may add per base RTT while the quick average is
+ * under the target, in proportion to how far: when flows leave, the
+ * survivors must grow at once, and the rise per ACK is sized for the
+ * balance of a standing queue (128 senders: the last ones sat at half a
+ * packet while the others left). Blended in the square root of the
+ * window from none at MTU / 2 to all of it from one MTU: below, the
+ * quick average is a few samples tens of microseconds apart, and 256
+ * senders, whose windows sit there, parted at a steeper line. */
+static double nscc_rise_under(const struct uet_nscc *s, int64_t w0)
+{
+	double u = 1.0 - (double)s->fast_delay / (double)s->tq;
+	double lo = nscc_sqrt(1.0 / NSCC_UNDER_LO_DIV);
+	double hi = nscc_sqrt((double)NSCC_UNDER_HI);
+	double b = (nscc_sqrt((double)w0 / (double)s->mtu) - lo) / (hi - lo);
+
+	if (u <= 0)
+		return 0;
+	b = b < 0 ? 0 : b > 1 ? 1 : b;
+	return b * NSCC_RISE_UNDER * u;
+}
+
 /* A window below NSCC_SMALL_PKTS moves by little per event: what the
  * rules took off, scaled down; what they added, capped (more once the
  * queue has drained, so that the last senders of an incast fill the
@@ -241,8 +275,9 @@ static void nscc_small_step(struct uet_ccc *c, int64_t w0)
 	double rise = w0 < 2 * s->mtu ? NSCC_SMALL_RISE : NSCC_SMALL_RISE2;
 	double gap = (double)s->ack_gap / (double)s->base_rtt;
 
-	rise += NSCC_RISE_PER_RTT *
-		(gap < NSCC_RISE_GAP_MAX ? gap : NSCC_RISE_GAP_MAX);
+	if (gap > NSCC_RISE_GAP_MAX)
+		gap = NSCC_RISE_GAP_MAX;
+	rise += (NSCC_RISE_PER_RTT + nscc_rise_under(s, w0)) * gap;
 
 	if (!nscc_small(s, w0) || s->cwnd == w0)
 		return;
@@ -289,15 +324,20 @@ static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 	return false;
 }
 
+/* UE 1.0 §3.6.13.5 fast_increase, NSCC_FI_EMPTY_GAIN times faster while
+ * the sample says the queue is empty: the last senders of an incast are
+ * left with windows the link needs several times over. */
 static void nscc_fast_increase(struct uet_ccc *c, int64_t n, uet_time delay)
 {
 	struct uet_nscc *s = &c->nscc;
+	double fs = s->fi_scale;
 
+	if ((double)delay < NSCC_FI_EMPTY * (double)s->base_rtt)
+		fs *= NSCC_FI_EMPTY_GAIN;
 	if (delay < NSCC_NO_DELAY) {
 		s->fi_count += n;
 		if (s->fi_count > s->cwnd || s->increase_mode) {
-			nscc_set(c, s->cwnd + (int64_t)((double)n *
-							s->fi_scale *
+			nscc_set(c, s->cwnd + (int64_t)((double)n * fs *
 							nscc_sub(s)));
 			s->increase_mode = true;
 		}
