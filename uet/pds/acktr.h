@@ -54,6 +54,16 @@ enum uet_acktr_class {
 	UET_ACKTR_OOO,		/* ROD, ahead of the expected: NACK ROD_OOO */
 };
 
+/* What an ACK names: the PSN it answers, with that packet's response
+ * (if SES gave one), the flags and the entropy to echo. */
+struct uet_acktr_name {
+	uint32_t psn;
+	bool has_rsp;
+	struct uet_ses_rsp rsp;
+	uint8_t flags;		/* UET_PDS_F_M, UET_PDS_F_RETX */
+	uint16_t entropy;
+};
+
 struct uet_acktr {
 	uint64_t *bits;		/* UET_ACKTR_WORDS words */
 	uint64_t *asked;	/* holes NACKed (trimmed, inferred lost) */
@@ -67,23 +77,15 @@ struct uet_acktr {
 	struct uet_gtd *gtd;	/* kept responses, ascending PSN */
 
 	/* The next regular ACK (built when it is sent). */
-	uint32_t ack_psn;
-	bool ack_has_rsp;
-	struct uet_ses_rsp ack_rsp;
-	uint8_t ack_flags;	/* UET_PDS_F_M, UET_PDS_F_RETX */
-	uint16_t ack_entropy;
-	bool ack_dup;		/* ack_psn names a duplicate */
+	struct uet_acktr_name ack;
+	bool ack_dup;		/* ack.psn names a duplicate */
 	unsigned unacked;	/* new packets since the last ACK */
 	/* An ACK naming a duplicate that a later packet's ACK would have
 	 * renamed (a batch of arrivals): sent on its own, because it is how
 	 * the initiator learns a resend was spurious (ini.c). */
-	uint32_t dup_psn;
-	bool dup_has_rsp;
-	struct uet_ses_rsp dup_rsp;
-	uint8_t dup_flags;
-	uint16_t dup_entropy;
+	struct uet_acktr_name dup;
 	uet_time ack_at;	/* delayed-ACK deadline, or UET_TIME_NONE */
-	uet_time ack_rx_at;	/* when ack_psn arrived (service time) */
+	uet_time ack_rx_at;	/* when ack.psn arrived (service time) */
 	uint64_t rcvd_bytes;	/* nominal bytes of new data (UE 1.0 §3.6.13.9) */
 	uint16_t probe_opaque;	/* the PROBE to answer (flag P) */
 	uet_time probe_rx_at;	/* ... and when it came (service time) */

@@ -56,23 +56,20 @@ static void tgt_ack(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 {
 	struct uet_acktr *rx = &pdc->rx;
 
-	if (rx->ack_dup && (pdc->ctl & UET_PDC_CTL_ACK) && rx->ack_psn != psn) {
-		rx->dup_psn = rx->ack_psn;
-		rx->dup_has_rsp = rx->ack_has_rsp;
-		rx->dup_rsp = rx->ack_rsp;
-		rx->dup_flags = rx->ack_flags & UET_PDS_F_RETX;
-		rx->dup_entropy = rx->ack_entropy;
+	if (rx->ack_dup && (pdc->ctl & UET_PDC_CTL_ACK) && rx->ack.psn != psn) {
+		rx->dup = rx->ack;
+		rx->dup.flags &= UET_PDS_F_RETX;
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_DUP);
 	}
 	rx->ack_dup = false;
-	rx->ack_psn = psn;
+	rx->ack.psn = psn;
 	rx->ack_rx_at = now;
-	rx->ack_has_rsp = rsp != NULL;
+	rx->ack.has_rsp = rsp != NULL;
 	if (rsp)
-		rx->ack_rsp = *rsp;
+		rx->ack.rsp = *rsp;
 	/* M sticks until an ACK carries it; RETX is about ACK_PSN only. */
-	rx->ack_flags = (rx->ack_flags & UET_PDS_F_M) | flags;
-	rx->ack_entropy = entropy;
+	rx->ack.flags = (rx->ack.flags & UET_PDS_F_M) | flags;
+	rx->ack.entropy = entropy;
 	if (now_too || !pds->cfg.ack_delay) {
 		uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_ACK);
 		rx->ack_at = UET_TIME_NONE;
@@ -703,7 +700,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
 		h.ack.sack_psn_offset = 1;
 		h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
-		if (psn == rx->ack_psn && rx->ack_rx_at <= now)
+		if (psn == rx->ack.psn && rx->ack_rx_at <= now)
 			h.ack.cc.service_time = tgt_service(now -
 							    rx->ack_rx_at);
 		h.ack.cc.rcvd_bytes = uet_acktr_rcvd_q(rx);
@@ -757,6 +754,20 @@ static ssize_t tgt_emit_probe_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	return n;
 }
 
+/* The ACK a name says (acktr.h). */
+static ssize_t tgt_emit_named(struct uet_pds *pds, struct uet_pdc *pdc,
+			      const struct uet_acktr_name *a,
+			      struct uet_pkt_info *pi, uint8_t *buf,
+			      size_t cap, uet_time now)
+{
+	struct uet_ses_reply reply;
+
+	memset(&reply, 0, sizeof(reply));
+	reply.rsp = a->rsp;
+	return tgt_emit_ack(pds, pdc, a->psn, a->has_rsp ? &reply : NULL,
+			    a->flags, a->entropy, pi, buf, cap, now);
+}
+
 ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
 			 uet_time now)
@@ -797,29 +808,16 @@ ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
 		pdc->ctl &= ~UET_PDC_CTL_GTD;
 	}
 	if (pdc->ctl & UET_PDC_CTL_DUP) {
-		struct uet_ses_reply reply;
-
 		pdc->ctl &= ~UET_PDC_CTL_DUP;
-		memset(&reply, 0, sizeof(reply));
-		reply.rsp = rx->dup_rsp;
-		return tgt_emit_ack(pds, pdc, rx->dup_psn,
-				    rx->dup_has_rsp ? &reply : NULL,
-				    rx->dup_flags, rx->dup_entropy, pi, buf,
-				    cap, now);
+		return tgt_emit_named(pds, pdc, &rx->dup, pi, buf, cap, now);
 	}
 	if (pdc->ctl & UET_PDC_CTL_ACK) {
-		struct uet_ses_reply reply;
 		ssize_t n;
 
 		pdc->ctl &= ~UET_PDC_CTL_ACK;
-		memset(&reply, 0, sizeof(reply));
-		reply.rsp = rx->ack_rsp;
-		n = tgt_emit_ack(pds, pdc, rx->ack_psn,
-				 rx->ack_has_rsp ? &reply : NULL,
-				 rx->ack_flags, rx->ack_entropy, pi, buf, cap,
-				 now);
-		rx->ack_flags = 0;
-		rx->ack_has_rsp = false;
+		n = tgt_emit_named(pds, pdc, &rx->ack, pi, buf, cap, now);
+		rx->ack.flags = 0;
+		rx->ack.has_rsp = false;
 		rx->ack_dup = false;
 		rx->unacked = 0;
 		rx->ack_at = UET_TIME_NONE;
