@@ -202,14 +202,24 @@ static bool ent_timed(const struct uet_rtb_ent *e)
 	       !(e->fl & (UET_RTB_ACKED | UET_RTB_SACKED));
 }
 
-/* The ACK for psn arrived: tell SES (reply NULL: cumulative,
- * docs/choices.md §3.5 step 3). */
-/* Found out by timing: not again by the duplicate's ACK. */
-static void ini_forget_inferred(struct uet_pdc *pdc, uint32_t psn)
+/* The remembered resend by inference of psn, or NULL (pdc.h). */
+static struct uet_pdc_inferred *ini_inferred_find(struct uet_pdc *pdc,
+						  uint32_t psn)
 {
 	for (unsigned i = 0; i < UET_PDC_INFERRED; i++)
-		if (pdc->inferred[i].psn == psn)
-			pdc->inferred[i].sent_at = UET_TIME_NONE;
+		if (pdc->inferred[i].sent_at != UET_TIME_NONE &&
+		    pdc->inferred[i].psn == psn)
+			return &pdc->inferred[i];
+	return NULL;
+}
+
+/* Found out by timing, or sent again: not for the duplicate's ACK. */
+static void ini_forget_inferred(struct uet_pdc *pdc, uint32_t psn)
+{
+	struct uet_pdc_inferred *r = ini_inferred_find(pdc, psn);
+
+	if (r)
+		r->sent_at = UET_TIME_NONE;
 }
 
 /* The PDC's median RTT, followed a step of 1/32 at a time (a sample
@@ -267,6 +277,8 @@ static void ini_news_add(struct uet_pdc *pdc,
 	nw->bytes += e->size;
 }
 
+/* The ACK for psn arrived: tell SES (reply NULL: cumulative,
+ * docs/choices.md §3.5 step 3). */
 static void ini_acked(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		      const struct uet_ses_reply *reply, struct ini_news *nw,
 		      uet_time now)
@@ -450,26 +462,21 @@ static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	struct uet_rtb_ent *e = uet_rtb_get(rtb, ack_psn);
-	unsigned i;
+	struct uet_pdc_inferred *r;
+	uet_time at = now;
 
 	/* Not acknowledged before: not a duplicate's answer. */
 	if (uet_rtb_holds(rtb, ack_psn) && !(e->fl & UET_RTB_ACKED))
 		return;
-	for (i = 0; i < UET_PDC_INFERRED; i++) {
-		struct uet_pdc_inferred *r = &pdc->inferred[i];
-
-		if (r->sent_at == UET_TIME_NONE || r->psn != ack_psn ||
-		    now < r->sent_at)
-			continue;
-		if (uet_rtb_holds(rtb, ack_psn))
-			e->inferred = false;	/* found out: once */
-		if ((flags & UET_PDS_F_RETX) &&
-		    now > r->resent_at + pdc->rtt.srtt)
-			now = r->resent_at + pdc->rtt.srtt;
-		ini_reorder_learn(pds, pdc, 1, now - r->sent_at);
-		r->sent_at = UET_TIME_NONE;
+	r = ini_inferred_find(pdc, ack_psn);
+	if (!r || now < r->sent_at)
 		return;
-	}
+	if (uet_rtb_holds(rtb, ack_psn))
+		e->inferred = false;	/* found out: once */
+	if ((flags & UET_PDS_F_RETX) && at > r->resent_at + pdc->rtt.srtt)
+		at = r->resent_at + pdc->rtt.srtt;
+	ini_reorder_learn(pds, pdc, 1, at - r->sent_at);
+	r->sent_at = UET_TIME_NONE;
 }
 
 /* RACK (RFC 8985) over the SACK bitmap: a packet sent before one that
@@ -581,8 +588,8 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uint8_t req = h->flags & UET_PDS_F_REQ_MASK;
 	struct uet_pdc *pdc;
 	struct uet_rtb *rtb;
-	struct ini_news nw = { UET_TIME_NONE, UET_TIME_NONE, 0, 0, 0, false, false,
-				 UET_TIME_NONE, 0 };
+	struct ini_news nw = { .newest = UET_TIME_NONE,
+			       .rack = UET_TIME_NONE, .late = UET_TIME_NONE };
 	uint32_t cack, ack_psn, psn;
 	uet_time exact, rtt = UET_TIME_NONE;
 	unsigned n = 0;
