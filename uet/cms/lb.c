@@ -138,9 +138,7 @@ static void lb_suspend(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 	}
 	if (sig != UET_LB_LOSS && sig != UET_LB_TIMEOUT)
 		return;
-	lb->susp[ev] = lb_us(now) +
-		       (uint32_t)((lb->hold / 8) << (row < 6 ? row : 6)) /
-			       (uint32_t)UET_USEC;
+	lb->susp[ev] = lb_us(now + ((lb->hold / 8) << (row < 6 ? row : 6)));
 	if (row < UINT8_MAX)
 		lb->susp_row[ev] = (uint8_t)(row + 1);
 }

@@ -422,6 +422,18 @@ Test(lb, conserve_suspends_a_lossy_ev)
 	cr_assert_not(uet_lb_suspended(&lb, 6, 0), "only with conserve");
 }
 
+/* A long hold (4 s: FI_UET_RTO_MS at 1000): the fifth loss in a row
+ * sits out 16 x 0.5 s, past what 32 bits of nanoseconds hold. */
+Test(lb, conserve_suspension_past_four_seconds)
+{
+	uet_lb_init(&lb, UET_LB_BITMAP, N, 1, false, 4 * UET_SEC, SEED);
+	lb.conserve = true;
+	for (unsigned i = 0; i < 5; i++)
+		uet_lb_feed(&lb, 5, UET_LB_LOSS, 0);
+	cr_assert(uet_lb_suspended(&lb, 5, 8 * UET_SEC - UET_MSEC));
+	cr_assert_not(uet_lb_suspended(&lb, 5, 8 * UET_SEC));
+}
+
 Test(lb, mixed_recycles_unless_penalized_since)
 {
 	uint16_t e;
