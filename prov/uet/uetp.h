@@ -165,6 +165,7 @@ struct uetp_env {
 	int rescue_ms;			/* FI_UET_RESCUE_MS, 0 = no rescue */
 	int close_linger_ms;		/* FI_UET_CLOSE_LINGER_MS */
 	int ack_hold_us;		/* FI_UET_ACK_HOLD_US */
+	int cork_us;			/* FI_UET_CORK_US, 0 = never cork */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
 	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
@@ -206,6 +207,10 @@ void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 #define UETP_DEFAULT_RESCUE_MS		5
 #define UETP_DEFAULT_CLOSE_LINGER_MS	500
 #define UETP_DEFAULT_ACK_HOLD_US	20
+#define UETP_DEFAULT_CORK_US		4
+/* Longest send corking holds back: one that fills packets by itself
+ * gains nothing from waiting for company. */
+#define UETP_CORK_MAX_LEN		4096
 
 /* ---- small helpers ---- */
 
@@ -793,6 +798,8 @@ struct uetp_ep {
 	struct uet_net_msg tx_msgs[UETP_BATCH];
 	uint8_t *rx_bufs, *tx_bufs;
 	unsigned tx_pending, tx_off;
+	unsigned tx_corked;		/* posts whose packets wait (corking) */
+	uet_time posted_at;		/* the last send-side post */
 	int timer_fd;
 	bool timer_armed;
 	uet_time active_at;		/* last progress pass that did work */
@@ -1071,6 +1078,11 @@ uint64_t uetp_alias_rx_flags(struct fid_ep *fid);
 bool uetp_progress_ep(struct uetp_ep *ep);
 /* Send what the engine has queued (after a post). ep->lock held. */
 void uetp_progress_flush(struct uetp_ep *ep, uet_time now);
+/* After a send-side post of len bytes: flush, or leave its packets for
+ * the next pass when they may share system calls with the next post's
+ * (corking, FI_UET_CORK_US). ep->lock held. */
+void uetp_progress_posted(struct uetp_ep *ep, size_t len, uint64_t flags,
+			  uet_time now);
 /* Earliest deadline of the engine (ep->lock held). */
 uet_time uetp_progress_deadline(struct uetp_ep *ep);
 /* Arm the endpoint's timerfd to that deadline (FI_WAIT_FD users). */
@@ -1086,7 +1098,7 @@ uet_time uetp_progress_set_run(struct uetp_epset *s);
 void uetp_progress_set_poll(struct uetp_epset *s);
 /* Arm the eps' timers (fi_trywait). */
 void uetp_progress_set_arm(struct uetp_epset *s);
-/* Some ep still has packets to send (socket was full). */
+/* Some ep still has packets to send (socket was full, or corked). */
 bool uetp_progress_set_tx_pending(struct uetp_epset *s);
 
 /* The optional thread (FI_UET_PROGRESS_THREAD), one per domain. */

@@ -49,6 +49,7 @@ struct uetp_env uetp_env = {
 	.rescue_ms = UETP_DEFAULT_RESCUE_MS,
 	.close_linger_ms = UETP_DEFAULT_CLOSE_LINGER_MS,
 	.ack_hold_us = UETP_DEFAULT_ACK_HOLD_US,
+	.cork_us = UETP_DEFAULT_CORK_US,
 	.udp_gso = 1,
 	.loss_infer = 1,
 	.lb_delay = 1,
@@ -189,6 +190,13 @@ static void uetp_define_params(void)
 		"microseconds for a packet of ours to the same peer and "
 		"follows it, so a reply is not sent behind it; 0: at once "
 		"(default: %d)", UETP_DEFAULT_ACK_HOLD_US);
+	fi_param_define(&uetp_prov, "cork_us", FI_PARAM_INT,
+		"A send of at most %d bytes posted within this many "
+		"microseconds of the previous one waits for the next "
+		"progress call (or a batch's worth of sends, or the rescue "
+		"pass), so a burst leaves in few system calls; FI_MORE "
+		"corks always; 0: every send leaves at once "
+		"(default: %d)", UETP_CORK_MAX_LEN, UETP_DEFAULT_CORK_US);
 	fi_param_define(&uetp_prov, "allow_layering", FI_PARAM_BOOL,
 		"Let libfabric utility providers (ofi_rxm, ofi_rxd, ...) "
 		"layer over uet (default: 0)");
@@ -410,6 +418,7 @@ static void uetp_read_params(void)
 	uetp_env_int("rescue_ms", 0, 10000, &uetp_env.rescue_ms);
 	uetp_env_int("close_linger_ms", 0, 60000, &uetp_env.close_linger_ms);
 	uetp_env_int("ack_hold_us", 0, 100000, &uetp_env.ack_hold_us);
+	uetp_env_int("cork_us", 0, 100000, &uetp_env.cork_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);

@@ -108,6 +108,16 @@ static int uetp_post_rx_op(struct uetp_ep *ep, const struct uetp_post *p,
 	return uetp_post_peer(ep, p->addr, op);
 }
 
+/* The bytes an operation moves from or to its local buffers. */
+static size_t uetp_op_len(const struct uet_op *op)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < op->iov_count; i++)
+		len += op->iov[i].len;
+	return len;
+}
+
 /* The counter an operation counts in (fi_endpoint.3: FI_WRITE counts
  * writes and base atomics, FI_READ reads, fetching and compare atomics). */
 static struct uetp_cntr *uetp_post_cntr(const struct uetp_ep *ep,
@@ -208,8 +218,10 @@ ssize_t uetp_post_submit(struct uetp_ep *ep, struct uet_op *op,
 		ret = uetp_errno((int)ret);
 		goto fail;
 	}
-	/* send now rather than at the next progress call */
-	uetp_progress_flush(ep, now);
+	if (tx)
+		uetp_progress_posted(ep, uetp_op_len(op), flags, now);
+	else	/* a receive may start a rendezvous read: send it now */
+		uetp_progress_flush(ep, now);
 	if (ep->domain->prog)
 		uetp_progress_kick(ep->domain, uetp_progress_deadline(ep));
 	uetp_lock_release(&ep->lock);

@@ -141,6 +141,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 	int n;
 
 	ep = uetp_ep_io(ep);
+	ep->tx_corked = 0;
 	for (;;) {
 		if (ep->tx_off == ep->tx_pending) {
 			unsigned k = 0;
@@ -188,6 +189,37 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 	}
 }
 
+/* Corking, as TCP's autocork does for small writes: a send posted within
+ * FI_UET_CORK_US of the previous one (a burst: a message-rate loop, a
+ * halo exchange) or with FI_MORE leaves its packets in the engine until
+ * the application's next progress call (CQ or counter read, wait,
+ * trywait), a post that finds a batch's worth corked, or the rescue
+ * thread (FI_UET_RESCUE_MS). The burst then leaves in a few sendmmsg
+ * calls and GSO trains instead of a system call per message: 64 B
+ * messages went from 160-210 to 570-655 thousand per second on loopback (ft_bw, window 64; tcp 200). The
+ * first send of a burst, and so a lone send or a ping-pong's, leaves at
+ * once. With a progress thread the thread sends, as before. */
+void uetp_progress_posted(struct uetp_ep *ep, size_t len, uint64_t flags,
+			  uet_time now)
+{
+	uet_time cork = (uet_time)uetp_env.cork_us * UET_USEC;
+	bool burst;
+
+	ep = uetp_ep_io(ep);
+	burst = cork && len <= UETP_CORK_MAX_LEN && ep->posted_at &&
+		now - ep->posted_at < cork;
+	if ((burst || (flags & FI_MORE)) && !ep->domain->prog &&
+	    ep->tx_corked + 1 < UETP_BATCH) {
+		ep->tx_corked++;
+		ep->posted_at = now;
+		return;
+	}
+	uetp_progress_flush(ep, now);
+	/* From the end of the flush: its system call must not make the
+	 * next post of a burst look late. */
+	ep->posted_at = uetp_now();
+}
+
 bool uetp_progress_ep(struct uetp_ep *ep)
 {
 	uet_time now = uetp_now();
@@ -199,7 +231,7 @@ bool uetp_progress_ep(struct uetp_ep *ep)
 
 bool uetp_progress_io(struct uetp_ep *ep, uet_time now)
 {
-	bool busy = ep->tx_off != ep->tx_pending;
+	bool busy = ep->tx_off != ep->tx_pending || ep->tx_corked;
 	int n;
 
 	if (!ep->fep)
@@ -353,7 +385,8 @@ bool uetp_progress_set_tx_pending(struct uetp_epset *s)
 
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->count && !pending; i++)
-		pending = s->eps[i]->tx_off != s->eps[i]->tx_pending;
+		pending = s->eps[i]->tx_off != s->eps[i]->tx_pending ||
+			  s->eps[i]->tx_corked;
 	pthread_mutex_unlock(&s->lock);
 	return pending;
 }
