@@ -2,7 +2,8 @@
 # contrib/bench/compare.sh: uet next to libfabric's tcp and udp;ofi_rxd on
 # loopback, or across a veth between two network namespaces, in one run:
 # latency from Debian's fi_pingpong (average) and from pp_median.c beside
-# this script (median), bandwidth from our ft_bw.
+# this script (median), bandwidth from our ft_bw, and the ceiling of plain
+# UDP sockets from udp_ceiling.c beside this script.
 # See contrib/bench/README.md.
 #
 # usage: compare.sh [-b BUILDDIR] [-q] [-r REPS] [-n [-m MTUS]]
@@ -86,6 +87,10 @@ else
 	med_iters=5000
 fi
 med_sizes="64 256 1024 4096 65536"
+# uet's datagrams on lo: its largest packet (UETP_PKT_MAX), IP and UDP
+lo_mtu=$((16384 + 256 + 28))
+ceil_mib=1024
+$quick && ceil_mib=256
 [ -n "$want_reps" ] && reps=$want_reps
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare.XXXXXX") || exit 1
@@ -254,6 +259,46 @@ median() { # PROV
 	done
 }
 
+# The raw limit: plain UDP moving a stream in datagrams of uet's size
+# with one copy on each side (udp_ceiling.c beside this script, built
+# here): sendmmsg batches, GSO trains of 16 (uet's entropy runs) and of
+# 64 KB. What no transport over UDP sockets can beat on this host.
+ucl=$tmp/udp_ceiling
+${CC:-cc} -O2 -o "$ucl" "$here/udp_ceiling.c" >"$tmp/ucl.log" 2>&1 ||
+	ucl=
+
+ceiling() { # MTU
+	[ -n "$ucl" ] || return
+	for mode in mmsg gso16 gso; do
+		case $mode in
+		mmsg) g= t= ;;
+		gso16) g=-g t="-t 16" ;;
+		gso) g=-g t= ;;
+		esac
+		for _ in $(seq 1 $reps); do
+			d=$(mktemp -d "$tmp/uc.XXXXXX")
+			on a timeout $tmo "$ucl" -l $g -B "$srv" -f "$d/port" \
+				>/dev/null 2>&1 &
+			spid=$!
+			for _ in $(seq 1 50); do
+				[ -s "$d/port" ] && break
+				sleep 0.1
+			done
+			[ -s "$d/port" ] &&
+				on b timeout $tmo "$ucl" $g $t -m "$1" \
+					-n $ceil_mib "$srv" "$(cat "$d/port")" \
+					>"$d/out" 2>&1
+			wait "$spid"
+			# mode mtu MB/s stalls
+			awk '$1 ~ /^(gso|mmsg)$/ && $4 == 0 { print $3 }' \
+				"$d/out" |
+			while read -r v; do
+				put udp ceil "$mode" "$v"
+			done
+		done
+	done
+}
+
 bandwidth() { # PROV
 	for _ in $(seq 1 $reps); do
 		bandwidth_once "$1"
@@ -296,6 +341,11 @@ for where in $places; do
 		"$tb" mtu "$tbname" "$where" || exit 1
 		echo "# veth MTU $where" >&2
 	fi
+	if $netns; then
+		ceiling "$where"
+	else
+		ceiling $lo_mtu
+	fi
 	for p in $avail; do
 		echo "# measuring $p ..." >&2
 		latency "$p"
@@ -337,10 +387,18 @@ for where in $places; do
 	table lat "latency on $pname: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
 	table med "latency on $pname: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
 	table bw "bandwidth on $pname: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
+	cm=$(get udp ceil mmsg) c16=$(get udp ceil gso16) cg=$(get udp ceil gso)
+	if [ -n "$ucl" ]; then
+		echo "# UDP ceiling on $pname (udp_ceiling.c, $ceil_mib MiB in datagrams of uet's size, one copy each side), MB/s:"
+		echo "#   sendmmsg $cm, GSO trains of 16 $c16, GSO trains of 64 KB $cg"
+		echo "#   at 1 MiB uet is $(ratio "$(get uet bw 1048576)" "$c16") and tcp $(ratio "$(get tcp bw 1048576)" "$c16") of the trains of 16"
+	fi
 done
 echo
 echo "# best of $reps runs each; uet/tcp and uet/rxd divide the uet column by the other"
 [ -n "$ppm" ] ||
 	echo "# no median table: pp_median.c did not build: $(head -n 1 "$tmp/ppm.log")"
+[ -n "$ucl" ] ||
+	echo "# no UDP ceiling: udp_ceiling.c did not build: $(head -n 1 "$tmp/ucl.log")"
 echo
 echo "# $(( $(date +%s) - start )) s"
