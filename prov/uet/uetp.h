@@ -208,6 +208,9 @@ void uetp_tss_stats_dump(const struct uet_fep *fep, const char *name);
 #define UETP_DEFAULT_CLOSE_LINGER_MS	500
 #define UETP_DEFAULT_ACK_HOLD_US	20
 #define UETP_DEFAULT_CORK_US		4
+/* Unexpected messages buffered per endpoint (fi_uet.7 says why more than
+ * the engine's 4 MiB). */
+#define UETP_DEFAULT_UNEXP_MAX		((size_t)64 << 20)
 /* Longest send corking holds back: one that fills packets by itself
  * gains nothing from waiting for company. */
 #define UETP_CORK_MAX_LEN		4096

@@ -50,6 +50,7 @@ struct uetp_env uetp_env = {
 	.close_linger_ms = UETP_DEFAULT_CLOSE_LINGER_MS,
 	.ack_hold_us = UETP_DEFAULT_ACK_HOLD_US,
 	.cork_us = UETP_DEFAULT_CORK_US,
+	.unexp_max = UETP_DEFAULT_UNEXP_MAX,
 	.udp_gso = 1,
 	.loss_infer = 1,
 	.lb_delay = 1,
@@ -242,8 +243,8 @@ static void uetp_define_params(void)
 		"writes with remote CQ data. Both sides need it (default: 0)");
 	fi_param_define(&uetp_prov, "unexp_max", FI_PARAM_SIZE_T,
 		"Bytes buffered per endpoint for messages that arrive before "
-		"their receive (default: 0 = engine default, %zu)",
-		d.unexp_max);
+		"their receive (default: %zu, 0: the engine's %zu)",
+		UETP_DEFAULT_UNEXP_MAX, d.unexp_max);
 	fi_param_define(&uetp_prov, "poll_spin_us", FI_PARAM_INT,
 		"Microseconds an fi_cq_read/fi_cntr_read poller spins with "
 		"nothing to do before each empty call also yields the CPU "
