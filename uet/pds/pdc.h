@@ -97,6 +97,7 @@ struct uet_pdc {
 	uet_time reap_at;		/* target: reap deferred to this */
 	uint16_t ack_buddy;		/* initiator: lid of a target PDC of
 					 * the same peer holding an ACK */
+	uint16_t ack_buddy_pkts;	/* initiator: packets sent since */
 	uint8_t rx_resends;		/* resent requests in a row (tgt.c) */
 
 	struct uet_heap_node timer;

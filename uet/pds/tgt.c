@@ -94,6 +94,7 @@ static bool tgt_hold_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	if (!ini)
 		return false;
 	ini->ack_buddy = pdc->lid;
+	ini->ack_buddy_pkts = 0;
 	if (rx->ack_at == UET_TIME_NONE || rx->ack_at > now + pds->cfg.ack_hold)
 		rx->ack_at = now + pds->cfg.ack_hold;
 	return true;
