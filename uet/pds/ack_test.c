@@ -4,6 +4,7 @@
 #include "../fixtures/pds_test_util.h"
 
 #include "psn.h"
+#include "tgt.h"
 
 TestSuite(ack, .fini = t_fini);
 
@@ -449,10 +450,12 @@ Test(ack, held_ack_rides_behind_a_response)
 		     t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn);
 }
 
-/* A long response: the held ACK goes after the response's first run of
- * packets (one GSO train), not behind all of it, which would hold the
- * peer's send completion for the response's whole time. */
-Test(ack, held_ack_follows_the_first_run_of_a_long_response)
+/* A longer response: the held ACK goes after its first UET_ACK_HOLD_PKTS
+ * packets, or right after its first when UET_ACK_HOLD_LONG bytes follow,
+ * not behind all of it, which would hold the peer's send completion for
+ * the response's whole time. Returns how many of the response's packets
+ * went before node 1's first ACK. */
+static size_t reqs_before_held_ack(size_t response)
 {
 	struct uet_fep_config c = t_cfg();
 	const struct tlog *ack;
@@ -461,7 +464,6 @@ Test(ack, held_ack_follows_the_first_run_of_a_long_response)
 
 	c.ack_delay = 10 * UET_MSEC;
 	c.ack_hold = 20 * UET_USEC;
-	c.entropy_run = 4;
 	t_init(2, &c, NULL);
 	t_establish(0, 1);
 	t_establish(1, 0);
@@ -469,16 +471,24 @@ Test(ack, held_ack_follows_the_first_run_of_a_long_response)
 	t_send(0, 1, T_SEG);
 	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
 				  T.h.now + T_LIMIT));
-	t_send(1, 0, 12 * T_SEG);
+	t_send(1, 0, response);
 	t_run_done(T.h.now + T_LIMIT);
 	ack = first_ack(1);
 	cr_assert_not_null(ack);
 	for (i = 0; &T.log[i] != ack; i++)
 		if (T.log[i].node == 1 && t_is_req(&T.log[i]))
 			before++;
-	cr_assert_eq(before, c.entropy_run,
-		     "%zu of the response's 12 packets went before the ACK",
-		     before);
+	return before;
+}
+
+Test(ack, held_ack_follows_the_start_of_a_longer_response)
+{
+	cr_assert_eq(reqs_before_held_ack(12 * T_SEG), UET_ACK_HOLD_PKTS);
+}
+
+Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
+{
+	cr_assert_eq(reqs_before_held_ack(UET_ACK_HOLD_LONG + 2 * T_SEG), 1);
 }
 
 /* One message 0 -> 1 and nothing back: how long after the request node

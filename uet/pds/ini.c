@@ -1115,14 +1115,14 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		pi->ecn = pds->cfg.ecn;
 		pi->ts = now;
 		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
-		/* After the message's last packet, or a run of packets on
-		 * one entropy value (one GSO train) of a long one: not
-		 * inside a train, and not behind a whole long message,
-		 * whose sending would hold the peer's send completion
-		 * (and its next receive) for the message's whole time. */
+		/* After the message's last packet, so that a short one's
+		 * GSO train stays whole; right after the first packet of a
+		 * long one (or its UET_ACK_HOLD_PKTS-th): behind all of it,
+		 * the ACK would hold the peer's send completion, and so its
+		 * next receive, for the whole message's time. */
 		if (pdc->ack_buddy &&
-		    (e->pkt.eom ||
-		     ++pdc->ack_buddy_pkts >= pds->cfg.entropy_run))
+		    (e->pkt.eom || e->pkt.left >= UET_ACK_HOLD_LONG ||
+		     ++pdc->ack_buddy_pkts >= UET_ACK_HOLD_PKTS))
 			uet_tgt_ack_with(pds, pdc);
 	}
 	/* The packet's path: where it is in flight now (cms/lb.h). */

@@ -33,12 +33,20 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
 		    uet_time now);
 
+/* A held ACK rides behind a message of ours of up to UET_ACK_HOLD_PKTS
+ * packets, so that its GSO train stays whole (pp_median 4 KiB across a
+ * veth went 12.4 -> 17.9 us when the ACK split it after the first
+ * packet), but right behind the first packet of one with at least
+ * UET_ACK_HOLD_LONG bytes more to come. */
+#define UET_ACK_HOLD_PKTS	4
+#define UET_ACK_HOLD_LONG	(64u << 10)
+
 uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
 void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
-/* The delayed ACK of the direction pdc receives, if due. */
 /* A packet of ours to ini's peer went: the ACK a target PDC of that peer
  * holds for it (cfg.ack_hold) goes next. */
 void uet_tgt_ack_with(struct uet_pds *pds, struct uet_pdc *ini);
+/* The delayed ACK of the direction pdc receives, if due. */
 void uet_tgt_ack_timeout(struct uet_pds *pds, struct uet_pdc *pdc,
 			 uet_time now);
 ssize_t uet_tgt_poll_ctl(struct uet_pds *pds, struct uet_pdc *pdc,
