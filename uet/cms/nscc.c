@@ -35,17 +35,20 @@
  *   to 1.99 packets sent one packet per RTT, whatever its size. Below a
  *   packet every increase is relative (what a one-packet window gains
  *   per RTT, per ACK), trims and losses halve it at most once per base
- *   RTT, and quick adapt never raises it;
+ *   RTT (above, they take a packet off, half the window at most: the
+ *   spec's floor of one packet, approached in small steps, was never
+ *   reached), and quick adapt never raises it;
  * - below 4 packets (an incast of some 20 senders or more) an ACK or a
  *   NACK moves the window by little: a cut by 0.3 of what the rules say,
  *   a rise by 0.5% at most below 2 packets and 1% above, plus 0.08% per
  *   base RTT since the ACK before (the same growth per unit of time for
  *   every flow, AIMD's fairness), up to 5% more per base RTT while a
  *   quick delay average is under the target (from one packet up; when
- *   flows leave, the others must grow at once), 50% once it says the
- *   queue has drained; no eta. There every ACK is a flip between a
- *   cut and a rise of up to 45% (the spec's steps for a one-packet
- *   window); the flows drifted apart and the queue sat high;
+ *   flows leave, the others must grow at once), 25% on a sample that
+ *   says the queue is empty (from half a packet up), 50% once the
+ *   quick average says it has drained; no eta. There every ACK is a
+ *   flip between a cut and a rise of up to 45% (the spec's steps for a
+ *   one-packet window); the flows drifted apart and the queue sat high;
  * - below a packet the decrease reads a quick delay average (weight
  *   1/4) more than the slow one, all of it at MTU / 8: at 1023 senders
  *   a flow gets an ACK every 80 us, and the slow average lagged the
@@ -90,6 +93,9 @@
 #define NSCC_FI_EMPTY		0.03		/* a sample under this x
 						 * base RTT: queue empty */
 #define NSCC_FI_EMPTY_GAIN	3		/* ... fast increase x 3 */
+#define NSCC_EMPTY_RISE		0.25		/* ... a small window's rise
+						 * capped at this at least ... */
+#define NSCC_EMPTY_MIN_DIV	2		/* ... from MTU / 2 */
 #define NSCC_FAST_EWMA_DIV	4		/* the quick delay average */
 #define NSCC_PACE_PKTS		2		/* paced below 2 MTUs */
 #define NSCC_PACE_GAIN		0.25		/* the last sample's share */
@@ -199,13 +205,15 @@ static uet_time nscc_target(const struct uet_nscc *s)
 	       (uet_time)(NSCC_FS_RANGE * f * (double)s->base_rtt);
 }
 
-/* A trim or a loss: a packet off the window, not below one packet; a
- * window already that small is halved, once per base RTT at most (a
+/* A trim or a loss: a packet off the window, half of it at most (the
+ * spec stops at one packet, which 0.3 of a cut never reached from above:
+ * 128 senders sat just over it, the queue at the trim threshold); a
+ * window of a packet or less is halved, once per base RTT at most (a
  * burst of trims is one signal). */
 static int64_t nscc_cut(struct uet_nscc *s, int64_t bytes, uet_time now)
 {
 	if (s->cwnd > s->mtu)
-		return nscc_max64(s->cwnd - bytes, s->mtu);
+		return nscc_max64(s->cwnd - bytes, s->cwnd / 2);
 	if (s->sub_cut_at != UET_TIME_NONE && now - s->sub_cut_at < s->base_rtt)
 		return s->cwnd;
 	s->sub_cut_at = now;
@@ -241,6 +249,13 @@ static bool nscc_small(const struct uet_nscc *s, int64_t cwnd)
 	return cwnd < NSCC_SMALL_PKTS * s->mtu;
 }
 
+/* A sample that says the queue is empty: the bottleneck idles, or is
+ * about to. */
+static bool nscc_empty(const struct uet_nscc *s, uet_time delay)
+{
+	return (double)delay < NSCC_FI_EMPTY * (double)s->base_rtt;
+}
+
 /* What a small window w0 may add per base RTT while the quick average is
  * under the target, in proportion to how far: when flows leave, the
  * survivors must grow at once, and the rise per ACK is sized for the
@@ -267,9 +282,11 @@ static double nscc_rise_under(const struct uet_nscc *s, int64_t w0)
  * queue has drained, so that the last senders of an incast fill the
  * link). The cap grows with the time since the ACK before: a flow with
  * few ACKs gains as much per unit of time as one with many, so that the
- * larger flows, which see more marked ACKs, lose ground. w0: the window
- * before the event. */
-static void nscc_small_step(struct uet_ccc *c, int64_t w0)
+ * larger flows, which see more marked ACKs, lose ground. A sample that
+ * says the queue is empty lets a window from MTU / 2 up rise by a
+ * quarter: the quick average lags a queue that leaving flows emptied.
+ * w0: the window before the event; empty: an ACK's sample says so. */
+static void nscc_small_step(struct uet_ccc *c, int64_t w0, bool empty)
 {
 	struct uet_nscc *s = &c->nscc;
 	double rise = w0 < 2 * s->mtu ? NSCC_SMALL_RISE : NSCC_SMALL_RISE2;
@@ -288,6 +305,9 @@ static void nscc_small_step(struct uet_ccc *c, int64_t w0)
 	}
 	if ((double)s->fast_delay < NSCC_DRAINED * (double)s->tq)
 		rise = NSCC_DRAINED_RISE;
+	else if (empty && w0 >= s->mtu / NSCC_EMPTY_MIN_DIV &&
+		 rise < NSCC_EMPTY_RISE)
+		rise = NSCC_EMPTY_RISE;
 	if (s->cwnd > w0 + (int64_t)(rise * (double)w0))
 		nscc_set(c, w0 + (int64_t)(rise * (double)w0));
 }
@@ -332,7 +352,7 @@ static void nscc_fast_increase(struct uet_ccc *c, int64_t n, uet_time delay)
 	struct uet_nscc *s = &c->nscc;
 	double fs = s->fi_scale;
 
-	if ((double)delay < NSCC_FI_EMPTY * (double)s->base_rtt)
+	if (nscc_empty(s, delay))
 		fs *= NSCC_FI_EMPTY_GAIN;
 	if (delay < NSCC_NO_DELAY) {
 		s->fi_count += n;
@@ -518,7 +538,8 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 	nscc_dfc(c, a);
 	w0 = s->cwnd;
 	nscc_ack_rules(c, a);
-	nscc_small_step(c, w0);
+	nscc_small_step(c, w0, a->rtt != UET_TIME_NONE &&
+			       nscc_empty(s, s->last_delay));
 }
 
 static void nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
@@ -550,7 +571,7 @@ void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 	int64_t w0 = c->nscc.cwnd;
 
 	nscc_on_nack(c, bytes, why, ecn, rtt, now);
-	nscc_small_step(c, w0);
+	nscc_small_step(c, w0, false);
 }
 
 void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
