@@ -2,8 +2,9 @@
 # contrib/bench/compare.sh: uet next to libfabric's tcp and udp;ofi_rxd on
 # loopback, or across a veth between two network namespaces, in one run:
 # latency from Debian's fi_pingpong (average) and from pp_median.c beside
-# this script (median), bandwidth from our ft_bw, and the ceiling of plain
-# UDP sockets from udp_ceiling.c beside this script.
+# this script (median), bandwidth and its CPU cost per message from our
+# ft_bw, and the ceiling of plain UDP sockets from udp_ceiling.c beside
+# this script.
 # See contrib/bench/README.md.
 #
 # usage: compare.sh [-b BUILDDIR] [-q] [-r REPS] [-n [-m MTUS]]
@@ -319,6 +320,11 @@ bandwidth_once() { # PROV
 	while read -r s v; do
 		put "$1" bw "$s" "$v"
 	done
+	# "# cpu bytes client_us server_us": CPU per message, both sides
+	awk '$1 == "#" && $2 == "cpu" { print $3, $4 + $5 }' "$d/client" |
+	while read -r s v; do
+		put "$1" cpu "$s" "$v"
+	done
 }
 
 start=$(date +%s)
@@ -387,6 +393,7 @@ for where in $places; do
 	table lat "latency on $pname: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
 	table med "latency on $pname: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
 	table bw "bandwidth on $pname: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
+	table cpu "CPU per message on $pname: usec of user+system time of both ft_bw processes (all threads) over the timed windows, getrusage (lower is better; a poller spins, so this is at most twice the time per message)"
 	cm=$(get udp ceil mmsg) c16=$(get udp ceil gso16) cg=$(get udp ceil gso)
 	if [ -n "$ucl" ]; then
 		echo "# UDP ceiling on $pname (udp_ceiling.c, $ceil_mib MiB in datagrams of uet's size, one copy each side), MB/s:"
