@@ -98,10 +98,10 @@ struct uet_fep_config {
 	bool loss_infer;
 	uet_time reorder_window;
 	/* Entropy selection on a fabric that never marks ECN (kernel ECMP,
-	 * tbf queues): a packet sent once whose ACK took longer than the
-	 * PDC's smoothed RTT plus half its variation tells its EV's policy
-	 * "marked", so the paths with the longer queues are used less. Off
-	 * once the PDC sees a real CE mark. */
+	 * tbf queues): a packet sent once whose ACK took longer than twice
+	 * the PDC's median RTT tells its EV's policy "marked", so the paths
+	 * with the longer queues are used less. Off once the PDC sees a
+	 * real CE mark. */
 	bool lb_delay;
 	/* The target's side (RUD): a hole that at least rcv_infer packets,
 	 * and more than the deepest reordering the PDC has seen, overtook
