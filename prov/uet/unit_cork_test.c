@@ -96,15 +96,21 @@ static void check_data(void)
 		cr_assert_arr_eq(ck.rx[i], ck.tx[i], MSG_LEN, "message %d", i);
 }
 
-Test(cork, burst_leaves_at_the_next_progress_call)
+/* A pair on the mem net with FI_UET_CORK_US=cork, its PDC open, NMSG
+ * receives posted at b; returns the packets sent so far. */
+static uint64_t ready(const char *cork)
 {
-	uint64_t before;
-
-	setenv("FI_UET_CORK_US", "1000", 1);
+	setenv("FI_UET_CORK_US", cork, 1);
 	ck_open(true);
 	warm_up();
 	post_recvs();
-	before = sent();
+	return sent();
+}
+
+Test(cork, burst_leaves_at_the_next_progress_call)
+{
+	uint64_t before = ready("1000");
+
 	for (int i = 0; i < NMSG; i++)
 		cr_assert_eq(fi_send(ck.p.a.ep, ck.tx[i], MSG_LEN, NULL,
 				     ck.p.a.peer, NULL), 0);
@@ -124,13 +130,8 @@ Test(cork, burst_leaves_at_the_next_progress_call)
 
 Test(cork, off_sends_each_at_once)
 {
-	uint64_t before;
+	uint64_t before = ready("0");
 
-	setenv("FI_UET_CORK_US", "0", 1);
-	ck_open(true);
-	warm_up();
-	post_recvs();
-	before = sent();
 	for (int i = 0; i < NMSG; i++) {
 		cr_assert_eq(fi_send(ck.p.a.ep, ck.tx[i], MSG_LEN, NULL,
 				     ck.p.a.peer, NULL), 0);
@@ -173,13 +174,8 @@ Test(cork, fi_more_holds_until_a_send_without_it)
 {
 	struct iovec iov;
 	struct fi_msg m = { .msg_iov = &iov, .iov_count = 1 };
-	uint64_t before;
+	uint64_t before = ready("0");
 
-	setenv("FI_UET_CORK_US", "0", 1);
-	ck_open(true);
-	warm_up();
-	post_recvs();
-	before = sent();
 	m.addr = ck.p.a.peer;
 	for (int i = 0; i < NMSG; i++) {
 		iov = (struct iovec){ ck.tx[i], MSG_LEN };

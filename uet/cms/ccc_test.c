@@ -565,21 +565,31 @@ Test(ccc, nscc_small_window_rises_by_little_until_drained)
 	uet_ccc_table_fini(&tab);
 }
 
-/* An ACK whose sample says the queue is empty (under 0.03 base RTT)
- * lets a small window rise by a quarter while the quick average still
- * stands high; from MTU / 2 up. */
-static int64_t rise_on_sample(int64_t w, uet_time delay)
+/* What one ACK at time t whose sample shows delay adds to an NSCC window
+ * of w bytes: in fast increase mode (fast), or under a standing queue
+ * (both delay averages at RTT). */
+static int64_t nscc_growth(int64_t w, bool fast, uet_time t, uet_time delay)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
-	uet_time t = 1000 + 2 * RTT;
 
 	c->nscc.cwnd = c->cwnd = w;
-	c->nscc.fast_delay = c->nscc.avg_delay = RTT;	/* standing queue */
+	if (fast)
+		c->nscc.increase_mode = true;
+	else
+		c->nscc.fast_delay = c->nscc.avg_delay = RTT;
 	uet_ccc_on_send(c, MTU, false, t);
 	ack(c, MTU, RTT + delay, false, t);
 	w = c->cwnd - w;
 	uet_ccc_table_fini(&tab);
 	return w;
+}
+
+/* An ACK whose sample says the queue is empty (under 0.03 base RTT)
+ * lets a small window rise by a quarter while the quick average still
+ * stands high; from MTU / 2 up. */
+static int64_t rise_on_sample(int64_t w, uet_time delay)
+{
+	return nscc_growth(w, false, 1000 + 2 * RTT, delay);
 }
 
 Test(ccc, nscc_small_window_rises_a_quarter_on_an_empty_sample)
@@ -680,17 +690,8 @@ Test(ccc, nscc_small_window_rises_per_time_under_target)
  * says the queue is empty (under 0.03 base RTT). */
 static int64_t fast_increase_by(uet_time delay)
 {
-	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
-	int64_t w = 8 * c->mtu;
-	uet_time t = 1000 + RTT / 2;
-
-	c->nscc.cwnd = c->cwnd = w;
-	c->nscc.increase_mode = true;
-	uet_ccc_on_send(c, MTU, false, t);
-	ack(c, MTU, RTT + delay, false, t);
-	w = c->cwnd - w;
-	uet_ccc_table_fini(&tab);
-	return w;
+	return nscc_growth(8 * (int64_t)UET_CCC_NOMINAL(MTU), true,
+			   1000 + RTT / 2, delay);
 }
 
 Test(ccc, nscc_fast_increase_triples_on_an_empty_queue)
