@@ -357,6 +357,17 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
  * (dst, entropy, ecn) and returns its length; 0 when nothing is due. */
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 			uint8_t *buf, size_t cap, uet_time now);
+/* Like uet_fep_poll_tx, but the payload of a data packet may be left
+ * where it is (the user's buffer, the inject copy, a registered region)
+ * and described in *ext (ext->len 0: none): the packet is then
+ * buf[0 .. n - ext->len) followed by ext->base[0 .. ext->len), and n its
+ * whole length. buf still has room for the whole packet. ext is valid
+ * only until the fep is next called: what the caller keeps longer it
+ * must copy into buf first (the owner may reuse a buffer once its
+ * operation completes). Never with TSS nor a trace callback. */
+ssize_t uet_fep_poll_tx_sg(struct uet_fep *fep, struct uet_pkt_info *pi,
+			   uint8_t *buf, size_t cap, struct uet_iov *ext,
+			   uet_time now);
 /* Earliest deadline (RTO, delayed ACK, PDC close), or UET_TIME_NONE. */
 uet_time uet_fep_next_timeout(const struct uet_fep *fep);
 /* Run what is due at now (never fails: what a timeout does shows in

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "uet/addr.h"
 #include "uet/err.h"
@@ -45,18 +46,46 @@ struct uet_pkt_info {
 	uet_time ts;			/* rx: receive time; tx: send time */
 };
 
-/* One packet in a batch. On recv, buf/cap are the caller's and len is set. */
+/* One packet in a batch. On recv, buf/cap are the caller's and len is set.
+ * On send the packet is buf[0 .. len) followed by ext[0 .. ext_len): its
+ * payload left where the user has it (uet_fep_poll_tx_sg), for a port
+ * with UET_NET_CAP_SG; ext_len is 0 otherwise, and always on recv. */
 struct uet_net_msg {
 	struct uet_pkt_info info;
 	uint8_t *buf;
 	size_t len;
 	size_t cap;
+	const void *ext;
+	size_t ext_len;
 };
+
+/* The whole packet's length. */
+static inline size_t uet_net_msg_len(const struct uet_net_msg *m)
+{
+	return m->len + m->ext_len;
+}
+
+/* Copy the external part into buf (cap holds the whole packet): for a
+ * port without UET_NET_CAP_SG, and for a packet that outlives the call
+ * that made it, whose ext may be reused by its owner. */
+static inline void uet_net_msg_flatten(struct uet_net_msg *m)
+{
+	if (!m->ext_len)
+		return;
+	memcpy(m->buf + m->len, m->ext, m->ext_len);
+	m->len += m->ext_len;
+	m->ext = NULL;
+	m->ext_len = 0;
+}
+
+/* The port sends a packet's ext part itself (scatter-gather). */
+#define UET_NET_CAP_SG	1u
 
 struct uet_net;
 
 struct uet_net_ops {
 	const char *name;
+	unsigned caps;			/* UET_NET_CAP_* */
 	/* Send up to n packets; returns how many were taken (possibly 0 when
 	 * the port would block) or a negative UET_ERR_*. */
 	int (*send)(struct uet_net *net, const struct uet_net_msg *msgs, unsigned n);

@@ -167,6 +167,7 @@ struct uetp_env {
 	int ack_hold_us;		/* FI_UET_ACK_HOLD_US */
 	int cork_us;			/* FI_UET_CORK_US, 0 = never cork */
 	int udp_gso;			/* FI_UET_UDP_GSO */
+	int tx_zcopy;			/* FI_UET_TX_ZCOPY */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
 	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
 	int unreach_hold_ms;		/* FI_UET_UNREACH_HOLD_MS, -1 = default */

@@ -52,6 +52,7 @@ struct uetp_env uetp_env = {
 	.cork_us = UETP_DEFAULT_CORK_US,
 	.unexp_max = UETP_DEFAULT_UNEXP_MAX,
 	.udp_gso = 1,
+	.tx_zcopy = 1,
 	.loss_infer = 1,
 	.lb_delay = 1,
 	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
@@ -301,6 +302,11 @@ static void uetp_define_params(void)
 		"UDP_SEGMENT message and accept coalesced receives "
 		"(UDP_GRO); the wire still carries one UET packet per "
 		"datagram (default: 1)");
+	fi_param_define(&uetp_prov, "tx_zcopy", FI_PARAM_BOOL,
+		"Over UDP, hand a data packet's payload to the kernel from "
+		"where it lies (the send buffer, the inject copy, a region "
+		"read remotely) instead of copying it into the packet "
+		"first (default: 1)");
 	fi_param_define(&uetp_prov, "tclass_dscp", FI_PARAM_STRING,
 		"DSCP (0..63) of each libfabric traffic class label, "
 		"name=dscp pairs, comma-separated; classes not named keep "
@@ -421,6 +427,7 @@ static void uetp_read_params(void)
 	uetp_env_int("ack_hold_us", 0, 100000, &uetp_env.ack_hold_us);
 	uetp_env_int("cork_us", 0, 100000, &uetp_env.cork_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
+	uetp_env_bool("tx_zcopy", &uetp_env.tx_zcopy);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);
 	uetp_env.unreach_hold_ms = -1;

@@ -134,14 +134,29 @@ uet_time uetp_progress_deadline(struct uetp_ep *ep)
 	return ep->fep ? uet_fep_next_timeout(ep->fep) : UET_TIME_NONE;
 }
 
+/* The packets the socket did not take wait for the next call: their
+ * payload may be the application's buffer, free for reuse once the lock
+ * is released and a completion read, so it is copied into the packet
+ * now (uet_fep_poll_tx_sg). */
+static void uetp_progress_keep(struct uetp_ep *ep)
+{
+	unsigned i;
+
+	for (i = ep->tx_off; i < ep->tx_pending; i++)
+		uet_net_msg_flatten(&ep->tx_msgs[i]);
+}
+
 void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 {
 	struct uet_net_msg *m;
+	struct uet_iov ext;
+	bool sg;
 	ssize_t len;
 	int n;
 
 	ep = uetp_ep_io(ep);
 	ep->tx_corked = 0;
+	sg = uetp_env.tx_zcopy && (ep->net->ops->caps & UET_NET_CAP_SG);
 	for (;;) {
 		if (ep->tx_off == ep->tx_pending) {
 			unsigned k = 0;
@@ -150,8 +165,10 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 			while (k < UETP_BATCH) {
 				m = &ep->tx_msgs[k];
 				memset(&m->info, 0, sizeof(m->info));
-				len = uet_fep_poll_tx(ep->fep, &m->info, m->buf,
-						      m->cap, now);
+				len = uet_fep_poll_tx_sg(ep->fep, &m->info,
+							 m->buf, m->cap,
+							 sg ? &ext : NULL,
+							 now);
 				if (len <= 0) {
 					if (len < 0)
 						FI_WARN_SPARSE(&uetp_prov,
@@ -160,7 +177,9 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 							uet_err_str((int)len));
 					break;
 				}
-				m->len = (size_t)len;
+				m->ext = sg ? ext.base : NULL;
+				m->ext_len = sg ? ext.len : 0;
+				m->len = (size_t)len - m->ext_len;
 				m->info.ts = now;
 				k++;
 			}
@@ -174,8 +193,11 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 			ep->tx_off += (unsigned)n;
 			continue;
 		}
-		if (n == 0)
-			return;		/* socket full: retry next time */
+		if (n == 0) {
+			/* socket full: retry next time */
+			uetp_progress_keep(ep);
+			return;
+		}
 		if (n == UET_ERR_INVAL) {
 			/* this one packet is refused (e.g. no route): lost
 			 * like on a wire, the engine retransmits */

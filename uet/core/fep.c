@@ -340,12 +340,27 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 			uint8_t *buf, size_t cap, uet_time now)
 {
+	return uet_fep_poll_tx_sg(fep, pi, buf, cap, NULL, now);
+}
+
+ssize_t uet_fep_poll_tx_sg(struct uet_fep *fep, struct uet_pkt_info *pi,
+			   uint8_t *buf, size_t cap, struct uet_iov *ext,
+			   uet_time now)
+{
 	uint8_t *out = buf;	/* where PDS writes: after the TSS header */
 	ssize_t n;
 
 	if (!pi || !buf || cap < fep->wire_mtu)
 		return UET_ERR_INVAL;
+	if (ext) {
+		ext->base = NULL;
+		ext->len = 0;
+	}
+	/* Sealing and the capture need the bytes in one place. */
+	if (fep->tss || fep->cb.trace)
+		ext = NULL;
 	fep_enter(fep, now);
+	uet_ses_tx_ext(fep->ses, ext);
 	/* Fixed-size packets are never more than mtu. */
 	cap = fep->cfg.mtu;
 	if (fep->tss)
@@ -357,6 +372,9 @@ ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 		n = uet_pds_poll_retx(fep->pds, pi, out, cap, now);
 	if (!n)
 		n = uet_pds_poll_new(fep->pds, pi, out, cap, now);
+	uet_ses_tx_ext(fep->ses, NULL);
+	if (n <= 0 && ext)
+		ext->len = 0;
 	if (n > 0 && fep->tss) {
 		/* Not sealed (counter exhausted): lost, as on the wire;
 		 * PDS resends and finally gives up on the peer. */

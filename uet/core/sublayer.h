@@ -101,7 +101,9 @@ void uet_pds_wake_pdc(struct uet_pds *pds, struct uet_pdc_ref *pdc, uet_time now
 int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		    struct uet_ses_pkt *pkt, uet_time now);
 /* Write the SES header and payload of pkt into buf; returns the length or
- * UET_ERR_WIRE_NOSPACE. Called for the first send and every resend. */
+ * UET_ERR_WIRE_NOSPACE. Called for the first send and every resend. With
+ * uet_ses_tx_ext (ses.h) the payload may stay where it is: the length
+ * returned is still the whole, and PDS reads nothing past the header. */
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		     const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap);
 /* The peer acknowledged pkt; reply is the SES response carried in the ACK

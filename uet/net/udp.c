@@ -114,7 +114,7 @@ struct udp_port {
 	unsigned gro_head, gro_count;	/* slots still holding packets */
 	unsigned *segs;			/* per message of a send: packets */
 	struct mmsghdr *mm;
-	struct iovec *iov;
+	struct iovec *iov;		/* 2 per packet: buf and ext */
 	struct sockaddr_storage *sa;
 	union udp_cbuf *cbuf;
 	struct uet_udp_stats st;
@@ -453,7 +453,7 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	if (!p->spray_fd || !p->spray_port || !p->ev)
 		goto nomem;
 	p->mm = calloc(p->batch, sizeof(*p->mm));
-	p->iov = calloc(p->batch, sizeof(*p->iov));
+	p->iov = calloc(2 * (size_t)p->batch, sizeof(*p->iov));
 	p->sa = calloc(p->batch, sizeof(*p->sa));
 	p->cbuf = calloc(p->batch, sizeof(*p->cbuf));
 	p->segs = calloc(p->batch, sizeof(*p->segs));
@@ -524,9 +524,11 @@ static bool udp_tx_ok(struct udp_port *p, const struct uet_net_msg *m)
 {
 	size_t max = p->af == AF_INET ? UDP_MAX4 : UDP_MAX6;
 
-	if (!m->buf || !m->len || m->len > max) {
+	size_t len = uet_net_msg_len(m);
+
+	if (!m->buf || !len || len > max || (m->ext_len && !m->ext)) {
 		snprintf(p->err, sizeof(p->err),
-			 "send: packet of %zu bytes (1..%zu allowed)", m->len,
+			 "send: packet of %zu bytes (1..%zu allowed)", len,
 			 max);
 		return false;
 	}
@@ -617,9 +619,12 @@ static bool udp_tx_joins(const struct udp_port *p, const struct uet_net_msg *a,
 			 size_t bytes)
 {
 	size_t max = p->af == AF_INET ? UDP_MAX4 : UDP_MAX6;
+	size_t alen = uet_net_msg_len(a), blen = uet_net_msg_len(b);
 
-	return segs < UDP_GSO_SEGS && b->len <= a->len &&
-	       bytes == (size_t)segs * a->len && bytes + b->len <= max &&
+	/* The kernel cuts the train's bytes every alen, wherever the
+	 * iovec entries of buf and ext begin. */
+	return segs < UDP_GSO_SEGS && blen <= alen &&
+	       bytes == (size_t)segs * alen && bytes + blen <= max &&
 	       udp_tx_fd(p, &b->info) == udp_tx_fd(p, &a->info) &&
 	       b->info.dst.port == a->info.dst.port &&
 	       !memcmp(b->info.dst.ip, a->info.dst.ip, sizeof(a->info.dst.ip)) &&
@@ -653,25 +658,30 @@ static size_t udp_tx_plane_cmsg(const struct udp_port *p, struct cmsghdr *c,
 }
 
 /* Message k of the vector: the packets msgs[0..segs) (one, or a GSO
- * train), their iovecs from iov[]. */
+ * train), their iovecs from iov[] (room for 2 per packet: its buf and
+ * its ext, UET_NET_CAP_SG). */
 static void udp_tx_prep(struct udp_port *p, const struct uet_net_msg *msgs,
 			unsigned segs, unsigned k, struct iovec *iov)
 {
 	struct msghdr *h = &p->mm[k].msg_hdr;
 	uint8_t tos = udp_tx_tos(p, &msgs[0]);
 	struct cmsghdr *c;
-	size_t clen = 0;
+	size_t clen = 0, nv = 0;
 
 	memset(h, 0, sizeof(*h));
 	h->msg_name = &p->sa[k];
 	h->msg_namelen = uet_sockaddr_from(&msgs[0].info.dst,
 					 msgs[0].info.dst.port, &p->sa[k]);
 	for (unsigned i = 0; i < segs; i++) {
-		iov[i].iov_base = msgs[i].buf;
-		iov[i].iov_len = msgs[i].len;
+		iov[nv].iov_base = msgs[i].buf;
+		iov[nv++].iov_len = msgs[i].len;
+		if (msgs[i].ext_len) {
+			iov[nv].iov_base = (void *)msgs[i].ext;
+			iov[nv++].iov_len = msgs[i].ext_len;
+		}
 	}
 	h->msg_iov = iov;
-	h->msg_iovlen = segs;
+	h->msg_iovlen = nv;
 	p->segs[k] = segs;
 
 	/* Zeroed: CMSG_NXTHDR reads the next header's length, and the
@@ -689,7 +699,7 @@ static void udp_tx_prep(struct udp_port *p, const struct uet_net_msg *msgs,
 		c = CMSG_NXTHDR(h, c);
 	}
 	if (segs > 1) {
-		uint16_t seg = (uint16_t)msgs[0].len;
+		uint16_t seg = (uint16_t)uet_net_msg_len(&msgs[0]);
 
 		c->cmsg_level = SOL_UDP;
 		c->cmsg_type = UDP_SEGMENT;
@@ -783,15 +793,15 @@ static int udp_tx_vector(struct udp_port *p, const struct uet_net_msg *msgs,
 		if (!udp_tx_ok(p, &msgs[used]))
 			break;
 		segs = 1;
-		bytes = msgs[used].len;
+		bytes = uet_net_msg_len(&msgs[used]);
 		while (gso && used + segs < n && used + segs < p->batch &&
 		       udp_tx_ok(p, &msgs[used + segs]) &&
 		       udp_tx_joins(p, &msgs[used], &msgs[used + segs], segs,
 				    bytes)) {
-			bytes += msgs[used + segs].len;
+			bytes += uet_net_msg_len(&msgs[used + segs]);
 			segs++;
 		}
-		udp_tx_prep(p, &msgs[used], segs, k, &p->iov[used]);
+		udp_tx_prep(p, &msgs[used], segs, k, &p->iov[2 * used]);
 		used += segs;
 		k++;
 	}
@@ -1143,6 +1153,7 @@ static void udp_close(struct uet_net *net)
 
 static const struct uet_net_ops udp_ops = {
 	.name = "udp",
+	.caps = UET_NET_CAP_SG,
 	.send = udp_send,
 	.recv = udp_recv,
 	.fd = udp_fd,

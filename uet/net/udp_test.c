@@ -578,11 +578,15 @@ Test(udp, oversized_batch_is_best_effort)
 /* GSO trains and GRO receives: runs of equal packets of one socket leave
  * as one message and come back out packet by packet, in order, with their
  * own lengths, source port and ECN; a short packet ends a train, another
- * TOS starts one. rx_n: packets asked for per recv call. */
-static void trains(uint8_t af, unsigned rx_n, size_t cap)
+ * TOS starts one. rx_n: packets asked for per recv call. sg: each
+ * packet's payload after a header of 40 to 42 bytes is its ext part
+ * (UET_NET_CAP_SG), in memory of its own, the copy behind the header
+ * overwritten: the kernel cuts the train wherever the entries begin. */
+static void trains_sg(uint8_t af, unsigned rx_n, size_t cap, bool sg)
 {
 	struct uet_udp_config c = cfg_k(3);
 	static struct uet_net_msg tx[48], rx[48];
+	static uint8_t ext[48][PKT_MAX];
 	struct uet_udp_stats st;
 	struct uet_net *a, *b;
 	unsigned i, got = 0;
@@ -598,7 +602,17 @@ static void trains(uint8_t af, unsigned rx_n, size_t cap)
 		if (i >= 27 && i < 33)
 			tx[i].info.ecn = UET_ECN_CE;
 		tx[i].info.home = i >= 33;
+		if (sg) {
+			size_t h = 40 + i % 3;
+
+			memcpy(ext[i], tx[i].buf + h, len - h);
+			memset(tx[i].buf + h, 0xEE, len - h);
+			tx[i].ext = ext[i];
+			tx[i].ext_len = len - h;
+			tx[i].len = h;
+		}
 	}
+	cr_assert(a->ops->caps & UET_NET_CAP_SG);
 	send_all(a, tx, 48);
 	uet_udp_stats(a, &st);
 	cr_assert_eq(st.sent, 48);
@@ -618,13 +632,14 @@ static void trains(uint8_t af, unsigned rx_n, size_t cap)
 	}
 	for (i = 0; i < 48; i++) {
 		struct uet_addr want = a->local;
-		size_t len = tx[i].len < cap ? tx[i].len : cap;
+		size_t whole = uet_net_msg_len(&tx[i]);
+		size_t len = whole < cap ? whole : cap;
 
 		want.port = txp(a, tx[i].info.entropy, tx[i].info.home);
 		cr_assert_eq(id_of(rx[i].buf), i, "packet %u out of order", i);
 		cr_assert_eq(rx[i].len, len, "packet %u: %zu bytes", i,
 			     rx[i].len);
-		if (len == tx[i].len)
+		if (len == whole)
 			check_bytes(&rx[i]);
 		cr_assert(uet_addr_equal(&rx[i].info.src, &want));
 		cr_assert_eq(rx[i].info.entropy, want.port);
@@ -641,9 +656,24 @@ static void trains(uint8_t af, unsigned rx_n, size_t cap)
 	b->ops->close(b);
 }
 
+static void trains(uint8_t af, unsigned rx_n, size_t cap)
+{
+	trains_sg(af, rx_n, cap, false);
+}
+
 Test(udp, gso_trains_v4)
 {
 	trains(UET_AF_INET, 48, PKT_MAX);
+}
+
+Test(udp, gso_trains_with_ext_parts_v4)
+{
+	trains_sg(UET_AF_INET, 48, PKT_MAX, true);
+}
+
+Test(udp, gso_trains_with_ext_parts_v6)
+{
+	trains_sg(UET_AF_INET6, 48, PKT_MAX, true);
 }
 
 Test(udp, gso_trains_v6)

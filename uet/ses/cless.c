@@ -176,7 +176,7 @@ static void cless_settle(struct uet_ses *ses)
 static int cless_write(struct uet_ses *ses, const struct uet_cl_pkt *cp,
 		       uint8_t *buf, size_t cap)
 {
-	return uet_msg_write(ses, &cp->peer, &cp->pkt, buf, cap);
+	return uet_msg_write(ses, &cp->peer, &cp->pkt, buf, cap, NULL);
 }
 
 static void cless_done(struct uet_ses *ses, const struct uet_cl_pkt *cp,

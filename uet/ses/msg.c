@@ -9,7 +9,8 @@
  * all travel on that PDC, one message after the other, so the target can
  * match them in message_id order (FI_ORDER_SAS). Packets are not copied:
  * uet_ses_tx_write reads the user's buffer (or the inject copy) each time
- * PDS (re)sends.
+ * PDS (re)sends, or with uet_ses_tx_ext leaves the payload there for the
+ * port to gather (zero-copy send).
  *
  * Per type:
  * - WRITE: cut like a send; mem_key = rkey, buffer_offset = raddr, each
@@ -578,6 +579,20 @@ static void msg_gather(const struct uet_ses_msg *m, uint8_t *dst, size_t off,
 	iov_copy(m->iov, m->iov_count, off, dst, len, false);
 }
 
+/* Where [off, off + len) of the message lies in one piece, or NULL. */
+static void *msg_span(const struct uet_ses_msg *m, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < m->iov_count; i++) {
+		if (off < m->iov[i].len)
+			return len <= m->iov[i].len - off ?
+				(uint8_t *)m->iov[i].base + off : NULL;
+		off -= m->iov[i].len;
+	}
+	return NULL;
+}
+
 static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 		     const struct uet_ses_msg *m, const struct uet_ses_pkt *pkt,
 		     struct uet_ses_req *req)
@@ -649,22 +664,32 @@ static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 	}
 }
 
+void uet_ses_tx_ext(struct uet_ses *ses, struct uet_iov *ext)
+{
+	ses->tx_ext = ext;
+}
+
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		     const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
 {
 	if (pkt->next_hdr == UET_NH_RSP_DATA)
-		return uet_rma_ret_write(ses, pdc, pkt, buf, cap);
-	return uet_msg_write(ses, &pdc->peer, pkt, buf, cap);
+		return uet_rma_ret_write(ses, pdc, pkt, buf, cap, ses->tx_ext);
+	return uet_msg_write(ses, &pdc->peer, pkt, buf, cap, ses->tx_ext);
 }
 
 /* The request header and payload of a packet of ours to peer (on a PDC,
- * or connectionless). */
+ * or connectionless); with ext, the payload may stay where it is
+ * (uet_ses_tx_ext). */
 int uet_msg_write(struct uet_ses *ses, const struct uet_addr *peer,
-		  const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
+		  const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap,
+		  struct uet_iov *ext)
 {
 	const struct uet_ses_msg *m = pkt->msg;
+	bool amo = m->opcode == UET_SES_ATOMIC ||
+		   m->opcode == UET_SES_FETCHING_ATOMIC;
 	struct uet_ses_req req;
 	size_t plen;
+	void *src;
 	int n;
 
 	req_fill(ses, peer, m, pkt, &req);
@@ -675,12 +700,16 @@ int uet_msg_write(struct uet_ses *ses, const struct uet_addr *peer,
 	n = uet_ses_req_encode(buf, cap, &req);
 	if (n < 0)
 		return n;
-	if (m->reported && !m->internal)
+	if (m->reported && !m->internal) {
 		memset(buf + n, 0, plen);
-	else
+	} else if (ext && !amo && plen >= UET_SES_ZCOPY_MIN &&
+		   (src = msg_span(m, pkt->offset, plen))) {
+		ext->base = src;
+		ext->len = plen;
+	} else {
 		msg_gather(m, buf + n, pkt->offset, plen);
-	if (plen && (m->opcode == UET_SES_ATOMIC ||
-		     m->opcode == UET_SES_FETCHING_ATOMIC))
+	}
+	if (plen && amo)
 		uet_amo_to_wire(m->amo_dt, buf + n, buf + n,
 				plen / uet_amo_size(m->amo_dt));
 	return n + (int)plen;

@@ -402,10 +402,12 @@ int uet_rma_ret_next(struct uet_ses *ses, struct uet_ses_pdc *ps,
 }
 
 int uet_rma_ret_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
-		      const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
+		      const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap,
+		      struct uet_iov *ext)
 {
 	const struct uet_ses_ret *j = pkt->msg;
 	struct uet_ses_rsp rsp;
+	void *src;
 	int n;
 
 	(void)pdc;
@@ -426,7 +428,16 @@ int uet_rma_ret_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 	n = uet_ses_rsp_encode(buf, cap, &rsp);
 	if (n < 0)
 		return n;
-	uet_mr_copy(j->mr, j->moff + pkt->offset, buf + n, pkt->len, false);
+	/* Left in the region (uet_ses_tx_ext) when in one piece; a dead
+	 * region gives NULL and uet_mr_copy its zeros. */
+	if (ext && pkt->len >= UET_SES_ZCOPY_MIN &&
+	    (src = uet_mr_ptr(j->mr, j->moff + pkt->offset, pkt->len))) {
+		ext->base = src;
+		ext->len = pkt->len;
+	} else {
+		uet_mr_copy(j->mr, j->moff + pkt->offset, buf + n, pkt->len,
+			    false);
+	}
 	return n + (int)pkt->len;
 }
 

@@ -111,6 +111,15 @@ int uet_ses_cancel(struct uet_ses *ses, void *context);
  * stay valid: their later acks and failures are ignored. */
 void uet_ses_flush(struct uet_ses *ses);
 
+/* Zero-copy transmit (uet_fep_poll_tx_sg): until the next call, a packet
+ * uet_ses_tx_write writes may leave its payload out of buf, described in
+ * *ext (set only then; the length returned stays the whole packet's).
+ * Done for a payload of UET_SES_ZCOPY_MIN bytes or more that lies in one
+ * piece: a send's or write's iov entry, the inject copy, or a registered
+ * region read back; never for atomics (converted to wire order) nor the
+ * zeros of a flushed message. NULL: everything is copied into buf. */
+void uet_ses_tx_ext(struct uet_ses *ses, struct uet_iov *ext);
+
 /* Room for more posts (fi_tx_size_left / fi_rx_size_left). */
 size_t uet_ses_tx_left(const struct uet_ses *ses);
 size_t uet_ses_rx_left(const struct uet_ses *ses);

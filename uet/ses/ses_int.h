@@ -39,6 +39,9 @@
 /* Vendor-specific key bits (55:48) of the regions rendezvous sends expose
  * (docs/choices.md §6.4): never a registered user key. */
 #define UET_SES_MKEY_RNDV	(1ull << 48)
+/* Smallest payload left in place for the port to gather (uet_ses_tx_ext):
+ * below it a copy costs less than a second iovec entry. */
+#define UET_SES_ZCOPY_MIN	512u
 
 /* A memory region in the key table (mr.c). */
 struct uet_ses_mr {
@@ -249,6 +252,7 @@ struct uet_ses {
 	struct uet_list tx_free;
 	size_t tx_free_n;
 	struct uet_list tx_pending;	/* posted, not started, post order */
+	struct uet_iov *tx_ext;		/* uet_ses_tx_ext: payload left out */
 
 	/* receive: one context per resource index served, from
 	 * cfg.resource_index on (rxq[0] may be a shared one) */
@@ -285,7 +289,8 @@ struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id);
 int uet_msg_read_data(struct uet_ses_msg *m, uint32_t off,
 		      const uint8_t *data, size_t len);
 int uet_msg_write(struct uet_ses *ses, const struct uet_addr *peer,
-		  const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap);
+		  const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap,
+		  struct uet_iov *ext);
 
 /* rx.c: incoming messages */
 void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
@@ -351,7 +356,8 @@ int uet_rma_rx(struct uet_ses *ses, struct uet_ses_pdc *ps,
 int uet_rma_ret_next(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		     struct uet_ses_pkt *pkt);
 int uet_rma_ret_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
-		      const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap);
+		      const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap,
+		      struct uet_iov *ext);
 void uet_rma_ret_done(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		      const struct uet_ses_pkt *pkt, bool ok);
 void uet_rma_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps);
