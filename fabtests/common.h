@@ -182,6 +182,8 @@ int ft_spin(struct ft_ctx *c, int ms);
 })
 
 uint64_t ft_now_ns(void);
+/* CPU microseconds (user + system) this process has used, all threads. */
+uint64_t ft_cpu_us(void);
 uint64_t ft_deadline(const struct ft_ctx *c);
 
 /* Deterministic content: the same (seed, len) always gives the same bytes. */

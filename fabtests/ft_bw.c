@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #define BW_TAG		0x6277ull
 #define BW_ACK_TAG	0x6261ull
@@ -274,17 +273,6 @@ static uint64_t bw_warmup(size_t size, bool first)
 	return first || size <= BW_BIG;
 }
 
-/* CPU microseconds this process has used so far (all its threads). */
-static uint64_t bw_cpu_us(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
 static int bw_server_size(struct bw *bw, size_t size, bool first)
 {
 	uint64_t win = bw_window(bw, size), warm = bw_warmup(size, first);
@@ -301,7 +289,7 @@ static int bw_server_size(struct bw *bw, size_t size, bool first)
 		ret = bw_ack_send(bw, 0);
 	for (w = 0; !ret && w < nw; w++) {
 		if (w == warm)
-			cpu = bw_cpu_us();
+			cpu = ft_cpu_us();
 		ret = bw_wait_all(bw, bw->ops[w % 2], win, "receive");
 		if (ret)
 			break;
@@ -319,7 +307,7 @@ static int bw_server_size(struct bw *bw, size_t size, bool first)
 	if (ret)
 		return ret;
 	/* the verdict in bit 0, the CPU the timed windows took above it */
-	cpu = bw_cpu_us() - cpu;
+	cpu = ft_cpu_us() - cpu;
 	ret = ft_oob_swap(&bw->c, (cpu << 1) | (bad ? 1 : 0), &status);
 	return ret ? ret : bad;
 }
@@ -349,7 +337,7 @@ static int bw_client_size(struct bw *bw, size_t size, bool first)
 			return (int)ret;
 		if (w == warm) {
 			start = ft_now_ns();
-			cpu = bw_cpu_us();
+			cpu = ft_cpu_us();
 		}
 		for (i = 0; i < win; i++) {
 			buf = bw->set[0] + i * size;
@@ -387,7 +375,7 @@ static int bw_client_size(struct bw *bw, size_t size, bool first)
 	}
 	ret = bw_ack_wait(bw, &ack, nw);
 	ns = ft_now_ns() - start;
-	cpu = bw_cpu_us() - cpu;
+	cpu = ft_cpu_us() - cpu;
 	if (!ret)
 		ret = ft_oob_swap(c, 0, &status);
 	if (ret)

@@ -348,18 +348,21 @@ static int bw_server_size(struct rma *r, size_t size, bool first)
 {
 	struct ft_ctx *c = &r->c;
 	bool data = r->p[P_OP] == O_WRITEDATA;
-	uint64_t win = bw_window(r, size);
-	uint64_t nw = bw_windows(r, size, win) + bw_warmup(size, first);
-	uint64_t w, v, i, deadline;
+	uint64_t win = bw_window(r, size), warm = bw_warmup(size, first);
+	uint64_t nw = bw_windows(r, size, win) + warm;
+	uint64_t w, v, i, deadline, cpu;
 	int ret, bad = 0;
 
 	if (r->p[P_OP] == O_READ) {
+		/* the reads' CPU here, warm-up included: this side does
+		 * not see the windows */
 		for (i = 0; i < win; i++)
 			rma_fill_msg(r->buf + i * size, size, i, i);
 		ret = ft_oob_sync(c);
+		cpu = ft_cpu_us();
 		if (!ret)
 			ret = ft_oob_recv_u64_progress(c, &v);
-		return ret ? ret : ft_oob_send_u64(c, 0);
+		return ret ? ret : ft_oob_send_u64(c, ft_cpu_us() - cpu);
 	}
 	bw_rx_count = calloc(nw, sizeof(*bw_rx_count));
 	if (!bw_rx_count)
@@ -369,8 +372,12 @@ static int bw_server_size(struct rma *r, size_t size, bool first)
 	bw_rx_bad = 0;
 	c->on_remote = bw_on_remote;
 	ret = ft_oob_sync(c);
+	cpu = ft_cpu_us();
 	for (w = 0; !ret && w < nw; w++) {
 		uint8_t *set = r->buf + (w % 2) * r->region;
+
+		if (w == warm)
+			cpu = ft_cpu_us();
 
 		ret = ft_oob_recv_u64_progress(c, &v);
 		if (ret)
@@ -409,6 +416,8 @@ static int bw_server_size(struct rma *r, size_t size, bool first)
 	c->on_remote = NULL;
 	free(bw_rx_count);
 	bw_rx_count = NULL;
+	if (!ret && !bad)
+		ret = ft_oob_send_u64(c, ft_cpu_us() - cpu);
 	return ret ? ret : bad ? -FI_EIO : 0;
 }
 
@@ -438,7 +447,7 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 	bool rd = r->p[P_OP] == O_READ, data = r->p[P_OP] == O_WRITEDATA;
 	uint64_t win = bw_window(r, size), warm = bw_warmup(size, first);
 	uint64_t nw = bw_windows(r, size, win) + warm;
-	uint64_t w, i, v, start = 0, ns;
+	uint64_t w, i, v = 0, start = 0, ns, cpu = 0;
 	uint8_t *buf, *flip = NULL;
 	ssize_t ret;
 
@@ -450,8 +459,10 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 			ret = bw_ack(r, w - 2, size);
 		if (ret)
 			break;
-		if (w == warm)
+		if (w == warm) {
 			start = ft_now_ns();
+			cpu = ft_cpu_us();
+		}
 		for (i = 0; i < win && !ret; i++) {
 			uint64_t seq = w * win + i;
 			uint64_t raddr = r->peer_addr +
@@ -496,11 +507,11 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 	for (w = nw >= 2 ? nw - 2 : 0; !ret && !rd && w < nw; w++)
 		ret = bw_ack(r, w, size);
 	ns = ft_now_ns() - start;
-	if (!ret && rd) {
+	cpu = ft_cpu_us() - cpu;
+	if (!ret && rd)
 		ret = ft_oob_send_u64(c, nw);
-		if (!ret)
-			ret = ft_oob_recv_u64(c, &v);
-	}
+	if (!ret)	/* the server's CPU for the size */
+		ret = ft_oob_recv_u64(c, &v);
 	if (ret)
 		return (int)ret;
 	nw -= warm;
@@ -508,6 +519,8 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 	       nw * win, win, ns / 1e6,
 	       (double)(nw * win) * (double)size / (ns / 1e3),
 	       (double)(nw * win) / (ns / 1e6));
+	printf("# cpu %zu %.3f %.3f\n", size, (double)cpu / (double)(nw * win),
+	       (double)v / (double)(nw * win));
 	fflush(stdout);
 	return 0;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # contrib/bench/compare-rma.sh: RMA write and read bandwidth of uet next to
 # libfabric's tcp and udp;ofi_rxd on loopback, from our ft_rma, with the
-# ratios uet/tcp and uet/rxd. Every message is checked by ft_rma.
+# ratios uet/tcp and uet/rxd, and the CPU each message cost both sides.
+# Every message is checked by ft_rma.
 #
 # usage: compare-rma.sh [-b BUILDDIR] [-q]
 #   -b BUILDDIR  build directory holding fabtests/ft_rma and prov/uet/.libs
@@ -69,6 +70,9 @@ run() {
 		fi
 		awk 'NF == 6 && $1 ~ /^[0-9]+$/ { print $1, $5 }' \
 			"$d/client.log" >>"$tmp/$(key "$1").$2"
+		# "# cpu bytes client_us server_us": CPU per message
+		awk '$1 == "#" && $2 == "cpu" { print $3, $4 + $5 }' \
+			"$d/client.log" >>"$tmp/$(key "$1").$2.cpu"
 	done
 }
 
@@ -92,6 +96,12 @@ best() { # PROV OP SIZE
 	awk -v s="$3" '$1 == s && $2 > m { m = $2 } END {
 		if (m) printf "%.1f\n", m; else print "-" }' "$f"
 }
+lowest() { # PROV OP SIZE: the least CPU per message of the runs
+	f="$tmp/$(key "$1").$2.cpu"
+	[ -f "$f" ] || { echo "-"; return; }
+	awk -v s="$3" '$1 == s && (m == "" || $2 < m) { m = $2 } END {
+		if (m != "") printf "%.2f\n", m; else print "-" }' "$f"
+}
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
 		if (a == "-" || b == "-" || b == 0) print "-";
@@ -107,6 +117,18 @@ for op in write read; do
 		u=$(best uet $op "$s")
 		t=$(best tcp $op "$s")
 		r=$(best "udp;ofi_rxd" $op "$s")
+		printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" "$u" \
+			"$t" "$r" "$(ratio "$u" "$t")" "$(ratio "$u" "$r")"
+	done
+done
+echo "# CPU per message, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
+printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd uet/tcp \
+	uet/rxd
+for op in write read; do
+	for s in $(echo "$sizes" | tr , ' '); do
+		u=$(lowest uet $op "$s")
+		t=$(lowest tcp $op "$s")
+		r=$(lowest "udp;ofi_rxd" $op "$s")
 		printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" "$u" \
 			"$t" "$r" "$(ratio "$u" "$t")" "$(ratio "$u" "$r")"
 	done
