@@ -109,27 +109,20 @@ ratio() {
 }
 
 echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $load0 before, $(load) after"
-echo "# RMA bandwidth on loopback, MB/s (best of $reps), ft_rma -w 32"
-printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd uet/tcp \
-	uet/rxd
-for op in write read; do
-	for s in $(echo "$sizes" | tr , ' '); do
-		u=$(best uet $op "$s")
-		t=$(best tcp $op "$s")
-		r=$(best "udp;ofi_rxd" $op "$s")
-		printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" "$u" \
-			"$t" "$r" "$(ratio "$u" "$t")" "$(ratio "$u" "$r")"
+table() { # best|lowest TITLE: one row per op and size
+	echo "$2"
+	printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd \
+		uet/tcp uet/rxd
+	for op in write read; do
+		for s in $(echo "$sizes" | tr , ' '); do
+			u=$($1 uet $op "$s")
+			t=$($1 tcp $op "$s")
+			r=$($1 "udp;ofi_rxd" $op "$s")
+			printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" \
+				"$u" "$t" "$r" "$(ratio "$u" "$t")" \
+				"$(ratio "$u" "$r")"
+		done
 	done
-done
-echo "# CPU per message, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
-printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd uet/tcp \
-	uet/rxd
-for op in write read; do
-	for s in $(echo "$sizes" | tr , ' '); do
-		u=$(lowest uet $op "$s")
-		t=$(lowest tcp $op "$s")
-		r=$(lowest "udp;ofi_rxd" $op "$s")
-		printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" "$u" \
-			"$t" "$r" "$(ratio "$u" "$t")" "$(ratio "$u" "$r")"
-	done
-done
+}
+table best "# RMA bandwidth on loopback, MB/s (best of $reps), ft_rma -w 32"
+table lowest "# CPU per message, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
