@@ -672,6 +672,10 @@ void uet_ses_tx_ext(struct uet_ses *ses, struct uet_iov *ext)
 int uet_ses_tx_write(struct uet_ses *ses, const struct uet_pdc_ref *pdc,
 		     const struct uet_ses_pkt *pkt, uint8_t *buf, size_t cap)
 {
+	/* Each write says whether its payload stayed out: one that copies
+	 * must not leave an earlier write's ext standing. */
+	if (ses->tx_ext)
+		*ses->tx_ext = (struct uet_iov){ NULL, 0 };
 	if (pkt->next_hdr == UET_NH_RSP_DATA)
 		return uet_rma_ret_write(ses, pdc, pkt, buf, cap, ses->tx_ext);
 	return uet_msg_write(ses, &pdc->peer, pkt, buf, cap, ses->tx_ext);
