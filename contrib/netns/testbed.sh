@@ -120,6 +120,46 @@ set_mtu() { # NETNS BYTES
 
 # ---- up ----
 
+lladdr() { # NETNS: tb0's MAC address there
+	ip -n "$1" -o link show "$dev" |
+		sed -n 's/.* link\/ether \([0-9a-f:]*\) .*/\1/p'
+}
+
+# Each side knows the other's MAC from the start: ARP and neighbour
+# discovery never cross the impaired link, so a lost ARP request cannot
+# hold a test's first packets for seconds (three lost in a row drop them
+# all), and netem's counters count only the tests' own packets.
+static_neighbours() { # NAME
+	mac_a=$(lladdr "$1-a")
+	mac_b=$(lladdr "$1-b")
+	[ -n "$mac_a" ] && [ -n "$mac_b" ] || return 1
+	ip -n "$1-a" neigh replace "$net.2" lladdr "$mac_b" dev "$dev" \
+		nud permanent || return 1
+	ip -n "$1-b" neigh replace "$net.1" lladdr "$mac_a" dev "$dev" \
+		nud permanent || return 1
+	ip -n "$1-a" -6 neigh replace "$net6:2" lladdr "$mac_b" dev "$dev" \
+		nud permanent 2>/dev/null
+	ip -n "$1-b" -6 neigh replace "$net6:1" lladdr "$mac_a" dev "$dev" \
+		nud permanent 2>/dev/null
+	return 0
+}
+
+# Until the kernel has seen the carrier (operstate UP) tb0 transmits
+# through its no-op qdisc, which drops everything: wait for it, at most
+# 5 s (a slow emulated guest takes a moment).
+wait_oper_up() { # NAME
+	for _ in $(seq 1 100); do
+		ok=true
+		for s in a b; do
+			ip -n "$1-$s" -o link show "$dev" | grep -q 'state UP' ||
+				ok=false
+		done
+		$ok && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 up_name=
 up_done=false
 up_cleanup() {
@@ -240,6 +280,13 @@ cmd_up() {
 				die "tc qdisc add dev $dev root netem $*: $err"
 		fi
 	done
+	# The relay's tun devices carry IP alone: no neighbours, no carrier.
+	if [ "$mode" != relay ]; then
+		static_neighbours "$name" ||
+			die "cannot add static neighbour entries on $dev"
+		wait_oper_up "$name" ||
+			die "$dev did not come up in $name-a and $name-b"
+	fi
 	echo "$mode" >"$sd/mode"
 	up_done=true
 	echo "testbed $name: $name-a $dev $net.1/24 <-> $name-b $dev" \

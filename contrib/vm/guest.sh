@@ -37,7 +37,7 @@ probe() {
 		sleep 0.1
 	done
 	"$tb" exec "$name" b python3 "$here/linkprobe.py" send "$a" 9000 \
-		"$probe_n"
+		"$probe_n" | sed 's/^/# /'
 	wait "$rpid"
 	prc=$?
 	sed 's/^/# /' "$TMPDIR/probe.log"
@@ -46,6 +46,8 @@ probe() {
 		echo "# tc -s qdisc show dev tb0, in $name-$s:"
 		"$tb" exec "$name" $s tc -s qdisc show dev tb0 | sed 's/^/#   /'
 	done
+	echo "# ip neigh show dev tb0, in $name-b:"
+	"$tb" exec "$name" b ip neigh show dev tb0 | sed 's/^/#   /'
 	"$tb" down "$name"
 	return $prc
 }

@@ -54,7 +54,7 @@ def recv(addr, port, count, ready):
             late += 1
         top = max(top, seq)
     lost = count - len(seen)
-    print("probe: receive buffer overflows %s" % rcvbuf_errors())
+    print("probe: receive buffer overflows %s" % udp_counter("RcvbufErrors"))
     print("probe: %d sent, %d arrived, %d lost (%.1f%%), %d duplicated "
           "(%.1f%%), %d out of order (%.1f%%)" %
           (count, arrivals, lost, 100.0 * lost / count, dups,
@@ -62,12 +62,12 @@ def recv(addr, port, count, ready):
     return 0 if lost > 0 and dups > 0 and late > 0 else 1
 
 
-def rcvbuf_errors():
-    """Udp RcvbufErrors of this network namespace, or '?'."""
+def udp_counter(name):
+    """A Udp counter of this network namespace, or '?'."""
     try:
         with open("/proc/net/snmp") as f:
             rows = [l.split() for l in f if l.startswith("Udp:")]
-        return rows[1][rows[0].index("RcvbufErrors")]
+        return rows[1][rows[0].index(name)]
     except (OSError, IndexError, ValueError):
         return "?"
 
@@ -80,6 +80,10 @@ def send(addr, port, count):
         # packets) yet far denser than its delay, so it can reorder.
         if seq % 20 == 19:
             time.sleep(0.001)
+    # What left this namespace's UDP layer: tells a link that dropped
+    # everything from datagrams that never reached it.
+    print("probe: sender: %d sent, Udp OutDatagrams %s SndbufErrors %s" %
+          (count, udp_counter("OutDatagrams"), udp_counter("SndbufErrors")))
     return 0
 
 
