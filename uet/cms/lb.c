@@ -155,6 +155,14 @@ void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 	lb->ops->feed(lb, ev, sig, now);
 }
 
+bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now)
+{
+	if (lb->ops == &uet_lb_single_ops || ev >= lb->count ||
+	    ev >= UET_LB_EV_MAX)
+		return false;
+	return !lb->pen[ev] && !uet_lb_suspended(lb, ev, now);
+}
+
 void uet_lb_sent(struct uet_lb *lb, uint16_t ev)
 {
 	if (ev < lb->count && ev < UET_LB_EV_MAX && lb->flight[ev] < UINT8_MAX)

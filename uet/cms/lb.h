@@ -109,6 +109,11 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now);
 void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		 uet_time now);
 
+/* May a new packet take ev, chosen outside the policy (PDS: a one-packet
+ * message sharing a socket with the ACK it carries)? Never under single
+ * (ROD keeps one path), nor an EV the policy penalized or suspended. */
+bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now);
+
 /* A packet left on ev; one sent on ev is no longer in flight. */
 void uet_lb_sent(struct uet_lb *lb, uint16_t ev);
 void uet_lb_landed(struct uet_lb *lb, uint16_t ev);

@@ -515,3 +515,22 @@ Test(lb, dead_path_avoided)
 	cr_assert_lt(mx, 100);
 	cr_assert_lt(reps, 200);
 }
+
+/* An EV chosen outside the policy (a response sharing its ACK's socket,
+ * pds/ini.c): any EV in range that no bad news put out, never under
+ * single. */
+Test(lb, may_take_an_ev_the_policy_does_not_avoid)
+{
+	open_lb(UET_LB_BITMAP, 1, false);
+	lb.conserve = true;
+	cr_assert(uet_lb_may_take(&lb, 5, 0));
+	cr_assert_not(uet_lb_may_take(&lb, N, 0), "out of range");
+	uet_lb_feed(&lb, 5, UET_LB_ECN, 0);
+	cr_assert_not(uet_lb_may_take(&lb, 5, 0), "penalized");
+	uet_lb_feed(&lb, 6, UET_LB_LOSS, 0);
+	cr_assert_not(uet_lb_may_take(&lb, 6, 0), "suspended");
+	cr_assert(uet_lb_may_take(&lb, 7, 0));
+	open_lb(UET_LB_SINGLE, 1, false);
+	cr_assert_not(uet_lb_may_take(&lb, uet_lb_next(&lb, 0), 0),
+		      "single keeps its path");
+}

@@ -491,6 +491,70 @@ Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
 	cr_assert_eq(reqs_before_held_ack(UET_ACK_HOLD_LONG + 2 * T_SEG), 1);
 }
 
+/* A one-packet response carrying a held ACK takes the ACK's EV modulo
+ * entropy_count, so that the two share a spray socket (ini.c
+ * ini_pick_ev); with rod, single-path, it keeps its PDC's one EV. Runs
+ * node 0 -> 1, then the response 1 -> 0 3 us later; *req_ev and *ack_ev
+ * get the EVs node 1's response and ACK left on, *prev_ev that of node
+ * 1's request before (t_establish). */
+static void held_ack_evs(bool rod, size_t response, uint16_t *req_ev,
+			 uint16_t *ack_ev, uint16_t *prev_ev)
+{
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *req, *ack;
+	uint64_t want;
+
+	c.ack_delay = 10 * UET_MSEC;
+	c.ack_hold = 20 * UET_USEC;
+	c.entropy_count = 16;
+	c.rod = rod;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t_establish(1, 0);
+	/* Past the SYN: node 1's PDC on its own EVs. Node 0's next
+	 * requests take other EVs than its first. */
+	t_send(1, 0, T_SEG);
+	for (int i = 0; i < 3; i++)
+		t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	*prev_ev = t_nth(1, rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ,
+			 0)->pi.entropy;
+	T.nlog = 0;
+	want = t_ses(1)->rx_pkts + 1;
+	t_send(0, 1, T_SEG);
+	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
+				  T.h.now + T_LIMIT));
+	T.h.now += 3 * UET_USEC;
+	t_send(1, 0, response);
+	t_run_done(T.h.now + T_LIMIT);
+	req = t_nth(1, rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ, 0);
+	ack = first_ack(1);
+	cr_assert_not_null(req);
+	cr_assert_not_null(ack);
+	cr_assert_lt(req, ack, "the response leaves first");
+	*req_ev = req->pi.entropy;
+	*ack_ev = ack->pi.entropy;
+}
+
+Test(ack, one_packet_response_shares_the_held_acks_ev)
+{
+	uint16_t req_ev, ack_ev, prev_ev;
+
+	held_ack_evs(false, T_SEG, &req_ev, &ack_ev, &prev_ev);
+	cr_assert_eq(req_ev, ack_ev % 16, "response EV %u, ACK EV %u",
+		     req_ev, ack_ev);
+}
+
+Test(ack, rod_response_keeps_its_path)
+{
+	uint16_t req_ev, ack_ev, prev_ev;
+
+	held_ack_evs(true, T_SEG, &req_ev, &ack_ev, &prev_ev);
+	cr_assert_neq(ack_ev % 16, prev_ev, "the case tells nothing");
+	cr_assert_eq(req_ev, prev_ev, "response EV %u, its PDC's %u",
+		     req_ev, prev_ev);
+}
+
 /* One message 0 -> 1 and nothing back: how long after the request node
  * 1's first ACK left (and the send completed with it). */
 static uet_time lone_ack_delay(bool reverse)

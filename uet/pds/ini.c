@@ -179,6 +179,27 @@ static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
 	return &pdc->lb;
 }
 
+/* The EV of a new packet. A one-packet message that a held ACK rides
+ * behind (uet_tgt_ack_with) takes the ACK's EV modulo entropy_count: uet/net
+ * maps an EV to one of its 2^k spray ports by the low bits, and the ACK
+ * must echo the request's EV, so only this way do the two share a socket
+ * and leave in one sendmmsg. A 64 B ping-pong otherwise made two system
+ * calls per round trip on each side. Unless the policy says no. */
+static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
+			    const struct uet_rtb_ent *e, uet_time now)
+{
+	struct uet_lb *lb = ini_lb(pds, pdc);
+	uint16_t ack_ev, ev;
+
+	if (pdc->ack_buddy && !e->pkt.offset && e->pkt.eom && lb->count) {
+		ack_ev = uet_tgt_held_entropy(pds, pdc);
+		ev = (uint16_t)(ack_ev % lb->count);
+		if (ack_ev != UET_LB_NONE && uet_lb_may_take(lb, ev, now))
+			return ev;
+	}
+	return uet_lb_next(lb, now);
+}
+
 /* What became of a packet, told to the selection of its entropy. */
 static void ini_feed(struct uet_pdc *pdc, const struct uet_rtb_ent *e,
 		     enum uet_lb_sig sig, uet_time now)
@@ -1109,7 +1130,7 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		 * of them says nothing of a path. */
 		pi->entropy = resend ? uet_lb_resend(ini_lb(pds, pdc), e->ev,
 						     now) :
-				       uet_lb_next(ini_lb(pds, pdc), now);
+				       ini_pick_ev(pds, pdc, e, now);
 		e->ev = syn ? UET_LB_NONE : pi->entropy;
 		pi->home = syn;
 		pi->ecn = pds->cfg.ecn;

@@ -100,13 +100,35 @@ static bool tgt_hold_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	return true;
 }
 
-void uet_tgt_ack_with(struct uet_pds *pds, struct uet_pdc *ini)
+/* The target PDC holding an ACK for ini's next packet, or NULL. */
+static struct uet_pdc *tgt_holder(const struct uet_pds *pds,
+				  const struct uet_pdc *ini)
 {
-	struct uet_pdc *pdc = uet_pdc_find_id(pds, ini->ack_buddy);
+	struct uet_pdc *pdc;
 
-	ini->ack_buddy = 0;
+	if (!ini->ack_buddy)
+		return NULL;
+	pdc = uet_pdc_find_id(pds, ini->ack_buddy);
 	if (!pdc || pdc->ref.initiator || pdc->rx.ack_at == UET_TIME_NONE ||
 	    !uet_addr_equal(&pdc->ref.peer, &ini->ref.peer))
+		return NULL;
+	return pdc;
+}
+
+uint16_t uet_tgt_held_entropy(const struct uet_pds *pds,
+			      const struct uet_pdc *ini)
+{
+	const struct uet_pdc *pdc = tgt_holder(pds, ini);
+
+	return pdc ? pdc->rx.ack.entropy : UET_LB_NONE;
+}
+
+void uet_tgt_ack_with(struct uet_pds *pds, struct uet_pdc *ini)
+{
+	struct uet_pdc *pdc = tgt_holder(pds, ini);
+
+	ini->ack_buddy = 0;
+	if (!pdc)
 		return;
 	pdc->rx.ack_at = UET_TIME_NONE;
 	uet_pdc_want_ctl(pds, pdc, UET_PDC_CTL_ACK);

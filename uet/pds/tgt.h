@@ -46,6 +46,9 @@ void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now);
 /* A packet of ours to ini's peer went: the ACK a target PDC of that peer
  * holds for it (cfg.ack_hold) goes next. */
 void uet_tgt_ack_with(struct uet_pds *pds, struct uet_pdc *ini);
+/* The entropy that ACK echoes (UET_LB_NONE: no ACK held for ini). */
+uint16_t uet_tgt_held_entropy(const struct uet_pds *pds,
+			      const struct uet_pdc *ini);
 /* The delayed ACK of the direction pdc receives, if due. */
 void uet_tgt_ack_timeout(struct uet_pds *pds, struct uet_pdc *pdc,
 			 uet_time now);
