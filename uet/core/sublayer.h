@@ -40,6 +40,10 @@ struct uet_ses_pkt {
 	uint32_t len;			/* payload bytes in this packet */
 	uint8_t next_hdr;		/* SES header format (UET_NH_REQ_*) */
 	bool eom;			/* last packet of its message */
+	bool waited;			/* its success is reported
+					 * (UET_OPF_COMPLETION) when the
+					 * ACK comes, not at post
+					 * (UET_OPF_INJECT) */
 	uint32_t left;			/* payload bytes SES still has for the
 					 * peer after this packet: the rest of
 					 * the message, at its end the messages

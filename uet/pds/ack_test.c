@@ -497,8 +497,8 @@ Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
  * node 0 -> 1, then the response 1 -> 0 3 us later; *req_ev and *ack_ev
  * get the EVs node 1's response and ACK left on, *prev_ev that of node
  * 1's request before (t_establish). */
-static void held_ack_evs(bool rod, size_t response, uint16_t *req_ev,
-			 uint16_t *ack_ev, uint16_t *prev_ev)
+static void held_ack_evs(bool rod, bool inject, size_t response,
+			 uint16_t *req_ev, uint16_t *ack_ev, uint16_t *prev_ev)
 {
 	struct uet_fep_config c = t_cfg();
 	const struct tlog *req, *ack;
@@ -525,7 +525,10 @@ static void held_ack_evs(bool rod, size_t response, uint16_t *req_ev,
 	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
 				  T.h.now + T_LIMIT));
 	T.h.now += 3 * UET_USEC;
-	t_send(1, 0, response);
+	if (inject)
+		t_send_flags(1, 0, response, UET_OPF_INJECT);
+	else
+		t_send(1, 0, response);
 	t_run_done(T.h.now + T_LIMIT);
 	req = t_nth(1, rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ, 0);
 	ack = first_ack(1);
@@ -540,19 +543,49 @@ Test(ack, one_packet_response_shares_the_held_acks_ev)
 {
 	uint16_t req_ev, ack_ev, prev_ev;
 
-	held_ack_evs(false, T_SEG, &req_ev, &ack_ev, &prev_ev);
+	held_ack_evs(false, false, T_SEG, &req_ev, &ack_ev, &prev_ev);
 	cr_assert_eq(req_ev, ack_ev % 16, "response EV %u, ACK EV %u",
 		     req_ev, ack_ev);
+}
+
+/* A short response (one GSO train) keeps the ACK's EV for every packet
+ * the ACK goes behind. */
+Test(ack, short_response_shares_the_held_acks_ev)
+{
+	uint16_t req_ev, ack_ev, prev_ev;
+
+	held_ack_evs(false, false, 3 * T_SEG, &req_ev, &ack_ev, &prev_ev);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct tlog *r = t_nth(1, UET_PDS_RUD_REQ, i);
+
+		cr_assert_lt(r, first_ack(1), "packet %u after the ACK", i);
+		cr_assert_eq(r->pi.entropy, ack_ev % 16,
+			     "packet %u: EV %u, ACK EV %u", i, r->pi.entropy,
+			     ack_ev);
+	}
 }
 
 Test(ack, rod_response_keeps_its_path)
 {
 	uint16_t req_ev, ack_ev, prev_ev;
 
-	held_ack_evs(true, T_SEG, &req_ev, &ack_ev, &prev_ev);
+	held_ack_evs(true, false, T_SEG, &req_ev, &ack_ev, &prev_ev);
 	cr_assert_neq(ack_ev % 16, prev_ev, "the case tells nothing");
 	cr_assert_eq(req_ev, prev_ev, "response EV %u, its PDC's %u",
 		     req_ev, prev_ev);
+}
+
+/* An injected response (no completion: its sender does not wait, nor,
+ * likely, does the peer for its ACK) keeps the policy's EV: the peer
+ * reads the response sooner without the ACK beside it (pp_median 64 B,
+ * loopback: 6.65 -> 6.97 us with it). */
+Test(ack, injected_response_keeps_the_policys_ev)
+{
+	uint16_t req_ev, ack_ev, prev_ev;
+
+	held_ack_evs(false, true, T_SEG, &req_ev, &ack_ev, &prev_ev);
+	cr_assert_neq(req_ev, ack_ev % 16, "response EV %u, ACK EV %u",
+		      req_ev, ack_ev);
 }
 
 /* One message 0 -> 1 and nothing back: how long after the request node

@@ -98,6 +98,10 @@ struct uet_pdc {
 	uint16_t ack_buddy;		/* initiator: lid of a target PDC of
 					 * the same peer holding an ACK */
 	uint16_t ack_buddy_pkts;	/* initiator: packets sent since */
+	bool ack_ev_on;			/* initiator: this message's packets
+					 * take ack_ev while the ACK waits
+					 * (ini.c ini_pick_ev) */
+	uint16_t ack_ev;
 	uint8_t rx_resends;		/* resent requests in a row (tgt.c) */
 
 	struct uet_heap_node timer;

@@ -562,6 +562,8 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		break;
 	}
 	pkt->eom = m->sent == m->len;
+	pkt->waited = (m->flags & (UET_OPF_COMPLETION | UET_OPF_INJECT)) ==
+		      UET_OPF_COMPLETION;
 	m->handed++;
 	pkt->left = m->len - m->sent;
 	if (pkt->eom) {
