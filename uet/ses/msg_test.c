@@ -441,3 +441,26 @@ Test(msg, free_lists_reuse_the_last_released)
 	cr_assert_eq(m[0], m[1]);
 	cr_assert_eq(uet_ses_tx_left(A.ses), A.cfg.tx_depth);
 }
+
+/* uet_ses_pkt.waited: set on the packets of a send whose success is
+ * reported when its ACK comes (PDS sends such a message beside an ACK it
+ * holds, pds/ini.c), not on an inject's, which completes at post. */
+Test(msg, waited_unless_injected)
+{
+	uint8_t src[3000];
+	size_t n0 = L.n, n1;
+	int ctx_a, ctx_b;
+
+	tl_fill(src, sizeof(src), 7);
+	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, sizeof(src), 0,
+			     UET_OPF_COMPLETION, 0, &ctx_a), 0);
+	n1 = n0 + tl_pull(&L, SIZE_MAX);
+	cr_assert_eq(n1 - n0, 3);
+	for (size_t i = n0; i < n1; i++)
+		cr_assert(L.p[i].pkt.waited, "packet %zu", i - n0);
+	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, 64, 0,
+			     UET_OPF_COMPLETION | UET_OPF_INJECT, 0, &ctx_b),
+		     0);
+	cr_assert_eq(tl_pull(&L, SIZE_MAX), 1);
+	cr_assert_not(L.p[n1].pkt.waited);
+}
