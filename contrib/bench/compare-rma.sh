@@ -2,12 +2,15 @@
 # contrib/bench/compare-rma.sh: RMA write and read bandwidth of uet next to
 # libfabric's tcp and udp;ofi_rxd on loopback, from our ft_rma, with the
 # ratios uet/tcp and uet/rxd, and the CPU each message cost both sides.
-# Every message is checked by ft_rma.
+# Every message is checked by ft_rma. With FT_BIN, the same from
+# libfabric's own fabtests (fi_rma_bw -e rdm).
 #
-# usage: compare-rma.sh [-b BUILDDIR] [-q]
+# usage: [FT_BIN=DIR] compare-rma.sh [-b BUILDDIR] [-q]
 #   -b BUILDDIR  build directory holding fabtests/ft_rma and prov/uet/.libs
 #                (default: $top_builddir, else the current directory)
 #   -q           quick: one run per number, fewer iterations (noisier)
+#   FT_BIN=DIR   also run libfabric's fi_rma_bw from DIR, -o write and
+#                -o read (skipped if DIR lacks it)
 # A provider that does not advertise FI_RMA is reported as such.
 set -u
 
@@ -17,7 +20,7 @@ while getopts b:qh opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
 	q) quick=true ;;
-	*) sed -n '2,10p' "$0"; exit 2 ;;
+	*) sed -n '2,14p' "$0"; exit 2 ;;
 	esac
 done
 builddir=$(cd "$builddir" && pwd) || exit 2
@@ -29,6 +32,11 @@ fi
 for t in fi_info timeout awk; do
 	command -v $t >/dev/null 2>&1 || { echo "compare-rma.sh: $t not found" >&2; exit 2; }
 done
+ft_dir=
+if [ -n "${FT_BIN:-}" ]; then
+	ft_dir=$(cd "$FT_BIN" 2>/dev/null && pwd) || ft_dir=$FT_BIN
+fi
+ftrmabw=$ft_dir/fi_rma_bw
 if [ -z "${FI_PROVIDER_PATH:-}" ] && [ -d "$builddir/prov/uet/.libs" ]; then
 	FI_PROVIDER_PATH=$builddir/prov/uet/.libs
 	export FI_PROVIDER_PATH
@@ -43,6 +51,14 @@ if $quick; then
 	reps=1 iters=3
 else
 	reps=2 iters=10
+fi
+# fi_rma_bw: the sizes of issue 12's table, each in its own process pair,
+# ft_msgs operations up to ft_bytes (at least 4 windows of 64, 16 at 1 MiB)
+ft_sizes="64 4096 65536 1048576"
+if $quick; then
+	ft_msgs=2000 ft_bytes=$((32 << 20))
+else
+	ft_msgs=4000 ft_bytes=$((64 << 20))
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare_rma.XXXXXX") || exit 1
@@ -76,6 +92,80 @@ run() {
 	done
 }
 
+have_ss=false
+command -v ss >/dev/null 2>&1 && have_ss=true
+
+# A port no TCP or UDP socket holds.
+pick_port() {
+	while :; do
+		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+		p=$((20000 + p % 40000))
+		if ! $have_ss || [ -z "$(ss -Htuan "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
+# ftrun PROV OP SIZE ITERS WINDOW: one fi_rma_bw pair, the server on a
+# fixed port (-B): pick a free one and wait until the server holds it (a
+# TCP listener for tcp;ofi_rxm, a UDP socket for udp and uet), retry if
+# it died (port taken meanwhile). Both sides read or write (fi_rma_bw's
+# tests are bidirectional); the client's MB/sec is kept.
+ftrun() {
+	for _ in 1 2 3 4 5; do
+		port=$(pick_port)
+		timeout 120 "$ftrmabw" -p "$1" -e rdm -o "$2" -s "$addr" \
+			-B "$port" -S "$3" -I "$4" -W "$5" >"$tmp/ft.server" 2>&1 &
+		spid=$!
+		up=false
+		for i in $(seq 1 100); do
+			kill -0 "$spid" 2>/dev/null || break
+			if $have_ss; then
+				[ -n "$(ss -Htuln "sport = :$port" 2>/dev/null)" ] &&
+					{ up=true; break; }
+			elif [ "$i" -ge 10 ]; then
+				up=true
+				break
+			fi
+			sleep 0.1
+		done
+		$up && break
+		wait "$spid"
+	done
+	if ! $up; then
+		echo "# fi_rma_bw $1 $2 $3: no server: $(head -n 1 "$tmp/ft.server")" >&2
+		return
+	fi
+	timeout 120 "$ftrmabw" -p "$1" -e rdm -o "$2" -s "$addr" -P "$port" \
+		-S "$3" -I "$4" -W "$5" "$addr" >"$tmp/ft.client" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ $crc != 0 ] || [ $src != 0 ]; then
+		echo "# fi_rma_bw $1 $2 $3: failed:" >&2
+		sed 's/^/#   /' "$tmp/ft.client" "$tmp/ft.server" >&2
+		return
+	fi
+	# bytes iters total time MB/sec usec/xfer Mxfers/sec
+	awk -v s="$3" 'NF == 7 && $4 ~ /^[0-9.]+s$/ { v = $5 }
+		END { if (v != "") print s, v }' "$tmp/ft.client" \
+		>>"$tmp/$(key "$1").ft$2"
+}
+
+ft_rma() { # PROV OP
+	for s in $ft_sizes; do
+		w=64
+		[ "$s" -ge 1048576 ] && w=16
+		it=$((ft_bytes / s))
+		[ "$it" -gt "$ft_msgs" ] && it=$ft_msgs
+		[ "$it" -lt $((4 * w)) ] && it=$((4 * w))
+		for _ in $(seq 1 "$reps"); do
+			ftrun "$1" "$2" "$s" "$it" "$w"
+		done
+	done
+}
+
 # The numbers of a loaded host (more runnable processes than CPUs) are not
 # those of an idle one: say which this was, before and after.
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null; }
@@ -87,6 +177,7 @@ for p in $provs; do
 	fi
 	for op in write read; do
 		run "$p" "$op"
+		[ -x "$ftrmabw" ] && ft_rma "$p" "$op"
 	done
 done
 
@@ -109,16 +200,16 @@ ratio() {
 }
 
 echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $load0 before, $(load) after"
-table() { # best|lowest TITLE: one row per op and size
+table() { # best|lowest TITLE [OPS [SIZES]]: one row per op and size
 	echo "$2"
 	printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd \
 		uet/tcp uet/rxd
-	for op in write read; do
-		for s in $(echo "$sizes" | tr , ' '); do
-			u=$($1 uet $op "$s")
-			t=$($1 tcp $op "$s")
-			r=$($1 "udp;ofi_rxd" $op "$s")
-			printf '%-6s %10s %10s %10s %10s %9s %9s\n' "$op" "$s" \
+	for op in ${3:-write read}; do
+		for s in ${4:-$(echo "$sizes" | tr , ' ')}; do
+			u=$($1 uet "$op" "$s")
+			t=$($1 tcp "$op" "$s")
+			r=$($1 "udp;ofi_rxd" "$op" "$s")
+			printf '%-6s %10s %10s %10s %10s %9s %9s\n' "${op#ft}" "$s" \
 				"$u" "$t" "$r" "$(ratio "$u" "$t")" \
 				"$(ratio "$u" "$r")"
 		done
@@ -126,3 +217,10 @@ table() { # best|lowest TITLE: one row per op and size
 }
 table best "# RMA bandwidth on loopback, MB/s (best of $reps), ft_rma -w 32"
 table lowest "# CPU per message, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
+if [ -n "$ft_dir" ]; then
+	if [ -x "$ftrmabw" ]; then
+		table best "# RMA bandwidth on loopback, MB/s (10^6 B/s, best of $reps), fabtests fi_rma_bw -e rdm, both sides at once, client side, window 64 (16 at 1 MiB), data not checked" "ftwrite ftread" "$ft_sizes"
+	else
+		echo "# FT_BIN: no $ftrmabw, skipped"
+	fi
+fi

@@ -3,11 +3,11 @@
 # loopback, or across a veth between two network namespaces, in one run:
 # latency from Debian's fi_pingpong (average) and from pp_median.c beside
 # this script (median), bandwidth and its CPU cost per message from our
-# ft_bw, and the ceiling of plain UDP sockets from udp_ceiling.c beside
-# this script.
-# See contrib/bench/README.md.
+# ft_bw, tagged bandwidth from ft_bw -m tagged, the ceiling of plain UDP
+# sockets from udp_ceiling.c beside this script, and with FT_BIN the same
+# from libfabric's own fabtests. See contrib/bench/README.md.
 #
-# usage: compare.sh [-b BUILDDIR] [-q] [-r REPS] [-n [-m MTUS]]
+# usage: [FT_BIN=DIR] compare.sh [-b BUILDDIR] [-q] [-r REPS] [-n [-m MTUS]]
 #   -b BUILDDIR  build directory holding fabtests/ft_bw and prov/uet/.libs
 #                (default: $top_builddir, else the current directory)
 #   -q           quick: one run per number, fewer iterations (noisier)
@@ -19,6 +19,9 @@
 #                servers in NAME-a, clients in NAME-b, tables per MTU
 #   -m MTUS      the veth's MTUs, comma-separated (default 1500,9000);
 #                implies -n
+#   FT_BIN=DIR   also run libfabric's fabtests binaries found in DIR:
+#                fi_rdm_pingpong (latency) and fi_rdm_tagged_bw (tagged
+#                bandwidth); a binary DIR lacks is reported as skipped
 set -u
 
 builddir=${top_builddir:-.}
@@ -43,7 +46,7 @@ while getopts b:qr:nm:h opt; do
 	r) want_reps=$OPTARG ;;
 	n) netns=true ;;
 	m) netns=true; mtus=$OPTARG ;;
-	*) sed -n '2,19p' "$0"; exit 2 ;;
+	*) sed -n '2,24p' "$0"; exit 2 ;;
 	esac
 done
 case $want_reps in
@@ -67,6 +70,11 @@ fi
 for t in fi_info fi_pingpong timeout awk; do
 	command -v $t >/dev/null 2>&1 || { echo "compare.sh: $t not found" >&2; exit 2; }
 done
+# libfabric's fabtests, when asked for: whatever DIR lacks is skipped.
+ft_dir=
+if [ -n "${FT_BIN:-}" ]; then
+	ft_dir=$(cd "$FT_BIN" 2>/dev/null && pwd) || ft_dir=$FT_BIN
+fi
 
 # The uet of this build, unless told otherwise (an installed uet is found
 # by libfabric itself when the build has none).
@@ -88,6 +96,15 @@ else
 	med_iters=5000
 fi
 med_sizes="64 256 1024 4096 65536"
+# The tagged tables and the fabtests: the sizes of issue 12's table.
+tag_sizes="64 4096 65536 1048576"
+# fabtests: a pingpong's round trips per size (-I, after 10 untimed), and
+# a bandwidth run's messages: ft_msgs up to ft_bytes (at least 4 windows).
+if $quick; then
+	ft_pp="1000 1000 100 10" ft_msgs=2000 ft_bytes=$((32 << 20))
+else
+	ft_pp="2000 2000 200 20" ft_msgs=4000 ft_bytes=$((64 << 20))
+fi
 # uet's datagrams on lo: its largest packet (UETP_PKT_MAX), IP and UDP
 lo_mtu=$((16384 + 256 + 28))
 ceil_mib=1024
@@ -143,29 +160,47 @@ on() { # a|b CMD [ARGS...]: run CMD on that side
 where=lo
 key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
 put() { echo "$4" >>"$tmp/$where.$(key "$1").$2.$3"; }
-get() { # PROV lat|med|bw SIZE: the best value
+get() { # PROV METRIC SIZE: the best value (highest for a *bw metric and
+	# the UDP ceiling)
 	f="$tmp/$where.$(key "$1").$2.$3"
 	[ -s "$f" ] || { echo n/a; return; }
-	if [ "$2" != bw ]; then
-		sort -g "$f" | head -n 1
-	else
-		sort -g "$f" | tail -n 1
-	fi
+	case $2 in
+	*bw | ceil) sort -g "$f" | tail -n 1 ;;
+	*) sort -g "$f" | head -n 1 ;;
+	esac
 }
 
 have_ss=false
 command -v ss >/dev/null 2>&1 && have_ss=true
 
+# A port no TCP or UDP socket on the servers' side holds.
 pick_port() {
 	while :; do
 		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
 		p=$((20000 + p % 40000))
 		if ! $have_ss ||
-		   [ -z "$(on a ss -Htan "sport = :$p" 2>/dev/null)" ]; then
+		   [ -z "$(on a ss -Htuan "sport = :$p" 2>/dev/null)" ]; then
 			echo "$p"
 			return
 		fi
 	done
+}
+
+# serving PID PORT SS_PROTOS: true once the server PID holds PORT (ss -l
+# with -t, or -tu where the provider binds a UDP socket), false if it died
+# (someone else got the port first); without ss, true after a second.
+serving() {
+	for i in $(seq 1 100); do
+		kill -0 "$1" 2>/dev/null || return 1
+		if $have_ss; then
+			[ -n "$(on a ss -Hln "$3" "sport = :$2" 2>/dev/null)" ] &&
+				return 0
+		elif [ "$i" -ge 10 ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
 }
 
 # fi_pingpong PROV SIZE ITERS: prints the client's usec/xfer, or nothing.
@@ -178,19 +213,7 @@ pingpong() {
 			-S "$2" -I "$3" >"$tmp/pp.server" 2>&1 &
 		spid=$!
 		up=false
-		for i in $(seq 1 100); do
-			kill -0 "$spid" 2>/dev/null || break
-			if $have_ss; then
-				[ -n "$(on a ss -Htln "sport = :$port" \
-					2>/dev/null)" ] &&
-					{ up=true; break; }
-			elif [ "$i" -ge 10 ]; then
-				up=true
-				break
-			fi
-			sleep 0.1
-		done
-		$up && break
+		serving "$spid" "$port" -t && { up=true; break; }
 		wait "$spid"
 	done
 	$up || return
@@ -303,6 +326,7 @@ ceiling() { # MTU
 bandwidth() { # PROV
 	for _ in $(seq 1 $reps); do
 		bandwidth_once "$1"
+		tagged_once "$1"
 	done
 }
 
@@ -324,6 +348,91 @@ bandwidth_once() { # PROV
 	awk '$1 == "#" && $2 == "cpu" { print $3, $4 + $5 }' "$d/client" |
 	while read -r s v; do
 		put "$1" cpu "$s" "$v"
+	done
+}
+
+# The same with tagged sends and receives (fi_tsend, fi_trecv), fewer sizes.
+tagged_once() { # PROV
+	d=$(mktemp -d "$tmp/tbw.XXXXXX")
+	list=$(echo "$tag_sizes" | tr ' ' ,)
+	on a timeout $tmo "$ftbw" -p "$1" -s "$srv" -B "$srv" -f "$d/port" \
+		-T 30 -m tagged >"$d/server" 2>&1 &
+	spid=$!
+	on b timeout $tmo "$ftbw" -p "$1" -s "$cli" -f "$d/port" -T 30 \
+		-m tagged -S "$list" -I $bw_iters -w 32 "$srv" >"$d/client" 2>&1
+	wait "$spid"
+	awk '$1 ~ /^[0-9]+$/ { print $1, $5 }' "$d/client" |
+	while read -r s v; do
+		put "$1" tbw "$s" "$v"
+	done
+}
+
+# fabtests NAME PROV SIZE ITERS [ARGS...]: one process pair of libfabric's
+# fabtests binary NAME from FT_BIN, server in a (-B PORT), client in b
+# (-P PORT); prints the client's "MB/sec usec/xfer", or nothing and a
+# note. The server binds a TCP listener (tcp;ofi_rxm) or a UDP socket
+# (udp, uet) on PORT: wait for either, retry if the port was taken.
+fabtests() {
+	ft_b=$ft_dir/$1 ft_p=$2 ft_s=$3 ft_i=$4
+	shift 4
+	for _ in 1 2 3 4 5; do
+		port=$(pick_port)
+		on a timeout $tmo "$ft_b" -p "$ft_p" -e rdm -s "$srv" -B "$port" \
+			-S "$ft_s" -I "$ft_i" "$@" >"$tmp/ft.server" 2>&1 &
+		spid=$!
+		up=false
+		serving "$spid" "$port" -tu && { up=true; break; }
+		wait "$spid"
+	done
+	if ! $up; then
+		echo "${ft_b##*/} $ft_p $ft_s ($where): no server: $(head -n 1 "$tmp/ft.server")" >>"$tmp/ftnotes"
+		return
+	fi
+	on b timeout $tmo "$ft_b" -p "$ft_p" -e rdm -s "$cli" -P "$port" \
+		-S "$ft_s" -I "$ft_i" "$@" "$srv" >"$tmp/ft.client" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ $crc != 0 ] || [ $src != 0 ]; then
+		echo "${ft_b##*/} $ft_p $ft_s ($where): failed (client exit $crc, server $src): $(cat "$tmp/ft.client" "$tmp/ft.server" | grep -v '^bytes' | head -n 1)" >>"$tmp/ftnotes"
+		return
+	fi
+	# bytes iters total time MB/sec usec/xfer Mxfers/sec
+	awk 'NF == 7 && $4 ~ /^[0-9.]+s$/ { v = $5 " " $6 }
+		END { if (v != "") print v }' "$tmp/ft.client"
+}
+
+# fabtests' latency (usec/xfer of fi_rdm_pingpong counts both ways of a
+# round trip: one-way time) and tagged bandwidth (window 64, 16 at 1 MiB
+# so that a window stays within 16 MiB, as ft_bw's). Both keep their
+# setup out of the timed loop (ft_sync, then 10 untimed iterations).
+ft_latency() { # PROV
+	[ -x "$ft_dir/fi_rdm_pingpong" ] || return
+	fprov=$1
+	# shellcheck disable=SC2086 # one count per size
+	set -- $ft_pp
+	for s in $tag_sizes; do
+		it=$1
+		shift
+		for _ in $(seq 1 "$reps"); do
+			v=$(fabtests fi_rdm_pingpong "$fprov" "$s" "$it")
+			[ -n "$v" ] && put "$fprov" ftlat "$s" "${v#* }"
+		done
+	done
+}
+
+ft_bandwidth() { # PROV
+	[ -x "$ft_dir/fi_rdm_tagged_bw" ] || return
+	for s in $tag_sizes; do
+		w=64
+		[ "$s" -ge 1048576 ] && w=16
+		it=$((ft_bytes / s))
+		[ "$it" -gt "$ft_msgs" ] && it=$ft_msgs
+		[ "$it" -lt $((4 * w)) ] && it=$((4 * w))
+		for _ in $(seq 1 "$reps"); do
+			v=$(fabtests fi_rdm_tagged_bw "$1" "$s" "$it" -W $w)
+			[ -n "$v" ] && put "$1" ftbw "$s" "${v% *}"
+		done
 	done
 }
 
@@ -357,6 +466,10 @@ for where in $places; do
 		latency "$p"
 		median "$p"
 		bandwidth "$p"
+		if [ -n "$ft_dir" ]; then
+			ft_latency "$p"
+			ft_bandwidth "$p"
+		fi
 	done
 done
 
@@ -394,6 +507,13 @@ for where in $places; do
 	table med "latency on $pname: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
 	table bw "bandwidth on $pname: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
 	table cpu "CPU per message on $pname: usec of user+system time of both ft_bw processes (all threads) over the timed windows, getrusage (lower is better; a poller spins, so this is at most twice the time per message)"
+	table tbw "tagged bandwidth on $pname: MB/s, ft_bw -m tagged client -> server, window 32, data checked (higher is better)" "$tag_sizes"
+	if [ -n "$ft_dir" ]; then
+		[ -x "$ft_dir/fi_rdm_pingpong" ] &&
+			table ftlat "latency on $pname: usec one-way, fabtests fi_rdm_pingpong -e rdm, average after 10 untimed round trips (lower is better)" "$tag_sizes"
+		[ -x "$ft_dir/fi_rdm_tagged_bw" ] &&
+			table ftbw "tagged bandwidth on $pname: MB/s (10^6 B/s), fabtests fi_rdm_tagged_bw -e rdm, client side, window 64 (16 at 1 MiB), data not checked (higher is better)" "$tag_sizes"
+	fi
 	cm=$(get udp ceil mmsg) c16=$(get udp ceil gso16) cg=$(get udp ceil gso)
 	if [ -n "$ucl" ]; then
 		echo "# UDP ceiling on $pname (udp_ceiling.c, $ceil_mib MiB in datagrams of uet's size, one copy each side), MB/s:"
@@ -407,5 +527,12 @@ echo "# best of $reps runs each; uet/tcp and uet/rxd divide the uet column by th
 	echo "# no median table: pp_median.c did not build: $(head -n 1 "$tmp/ppm.log")"
 [ -n "$ucl" ] ||
 	echo "# no UDP ceiling: udp_ceiling.c did not build: $(head -n 1 "$tmp/ucl.log")"
+if [ -n "$ft_dir" ]; then
+	for b in fi_rdm_pingpong fi_rdm_tagged_bw; do
+		[ -x "$ft_dir/$b" ] ||
+			echo "# FT_BIN: no $ft_dir/$b, skipped"
+	done
+	[ -s "$tmp/ftnotes" ] && sed 's/^/# fabtests: /' "$tmp/ftnotes"
+fi
 echo
 echo "# $(( $(date +%s) - start )) s"
