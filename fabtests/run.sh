@@ -739,19 +739,7 @@ run_ranks() {
 	conclude "$name" ok ft_alltoall "$d" "$st" "$d/ranks.txt" -n "$n" "$@"
 }
 
-have_ss=false
-command -v ss >/dev/null 2>&1 && have_ss=true
-
-pick_port() {
-	while :; do
-		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-		p=$((20000 + p % 40000))
-		if ! $have_ss || [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return
-		fi
-	done
-}
+. "$here/../contrib/port.sh"
 
 # run_cl NAME EXPECT PROG ARGS... (or run_cl NAME fi_pingpong ARGS...):
 # run_pair (or run_fi_pingpong) with FI_UET_STATS=1 and, with
@@ -797,26 +785,13 @@ run_fi_pingpong() { # NAME ARGS...
 	d=$(mktemp -d "$tmp/fipp.XXXXXX")
 	t0=$(date +%s)
 	for _ in 1 2 3 4 5; do
-		port=$(pick_port)
+		port=$(port_pick)
 		timeout "$tmo" env LD_PRELOAD="$tool_preload" \
 			ASAN_OPTIONS="$tool_asan" fi_pingpong -p "$prov" -e "$fipp_ep" \
 			-B "$port" "$@" >"$d/server.log" 2>&1 &
 		spid=$!
 		up=false
-		for i in $(seq 1 100); do
-			if ! kill -0 "$spid" 2>/dev/null; then
-				break
-			fi
-			if $have_ss; then
-				[ -n "$(ss -Htln "sport = :$port" 2>/dev/null)" ] &&
-					{ up=true; break; }
-			elif [ "$i" -ge 10 ]; then
-				up=true
-				break
-			fi
-			sleep 0.1
-		done
-		$up && break
+		port_held "$spid" "$port" -t && { up=true; break; }
 		wait "$spid"
 	done
 	if ! $up; then

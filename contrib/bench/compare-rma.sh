@@ -14,6 +14,7 @@
 # A provider that does not advertise FI_RMA is reported as such.
 set -u
 
+here=$(cd "$(dirname "$0")" && pwd) || exit 2
 builddir=${top_builddir:-.}
 quick=false
 while getopts b:qh opt; do
@@ -92,20 +93,7 @@ run() {
 	done
 }
 
-have_ss=false
-command -v ss >/dev/null 2>&1 && have_ss=true
-
-# A port no TCP or UDP socket holds.
-pick_port() {
-	while :; do
-		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-		p=$((20000 + p % 40000))
-		if ! $have_ss || [ -z "$(ss -Htuan "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return
-		fi
-	done
-}
+. "$here/../port.sh"
 
 # ftrun PROV OP SIZE ITERS WINDOW: one fi_rma_bw pair, the server on a
 # fixed port (-B): pick a free one and wait until the server holds it (a
@@ -114,23 +102,12 @@ pick_port() {
 # tests are bidirectional); the client's MB/sec is kept.
 ftrun() {
 	for _ in 1 2 3 4 5; do
-		port=$(pick_port)
+		port=$(port_pick)
 		timeout 120 "$ftrmabw" -p "$1" -e rdm -o "$2" -s "$addr" \
 			-B "$port" -S "$3" -I "$4" -W "$5" >"$tmp/ft.server" 2>&1 &
 		spid=$!
 		up=false
-		for i in $(seq 1 100); do
-			kill -0 "$spid" 2>/dev/null || break
-			if $have_ss; then
-				[ -n "$(ss -Htuln "sport = :$port" 2>/dev/null)" ] &&
-					{ up=true; break; }
-			elif [ "$i" -ge 10 ]; then
-				up=true
-				break
-			fi
-			sleep 0.1
-		done
-		$up && break
+		port_held "$spid" "$port" -tu && { up=true; break; }
 		wait "$spid"
 	done
 	if ! $up; then

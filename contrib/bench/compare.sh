@@ -170,38 +170,10 @@ get() { # PROV METRIC SIZE: the best value (highest for a *bw metric and
 	esac
 }
 
-have_ss=false
-command -v ss >/dev/null 2>&1 && have_ss=true
-
-# A port no TCP or UDP socket on the servers' side holds.
-pick_port() {
-	while :; do
-		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-		p=$((20000 + p % 40000))
-		if ! $have_ss ||
-		   [ -z "$(on a ss -Htuan "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return
-		fi
-	done
-}
-
-# serving PID PORT SS_PROTOS: true once the server PID holds PORT (ss -l
-# with -t, or -tu where the provider binds a UDP socket), false if it died
-# (someone else got the port first); without ss, true after a second.
-serving() {
-	for i in $(seq 1 100); do
-		kill -0 "$1" 2>/dev/null || return 1
-		if $have_ss; then
-			[ -n "$(on a ss -Hln "$3" "sport = :$2" 2>/dev/null)" ] &&
-				return 0
-		elif [ "$i" -ge 10 ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	return 1
-}
+# Fixed-port servers (fi_pingpong, fabtests): ss runs in the servers'
+# namespace.
+. "$here/../port.sh"
+pick_port() { port_pick on a; }
 
 # fi_pingpong PROV SIZE ITERS: prints the client's usec/xfer, or nothing.
 # It takes a fixed port: pick a free one, wait for the server to listen,
@@ -213,7 +185,7 @@ pingpong() {
 			-S "$2" -I "$3" >"$tmp/pp.server" 2>&1 &
 		spid=$!
 		up=false
-		serving "$spid" "$port" -t && { up=true; break; }
+		port_held "$spid" "$port" -t on a && { up=true; break; }
 		wait "$spid"
 	done
 	$up || return
@@ -381,7 +353,7 @@ fabtests() {
 			-S "$ft_s" -I "$ft_i" "$@" >"$tmp/ft.server" 2>&1 &
 		spid=$!
 		up=false
-		serving "$spid" "$port" -tu && { up=true; break; }
+		port_held "$spid" "$port" -tu on a && { up=true; break; }
 		wait "$spid"
 	done
 	if ! $up; then
