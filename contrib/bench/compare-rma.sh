@@ -33,10 +33,8 @@ fi
 for t in fi_info timeout awk; do
 	command -v $t >/dev/null 2>&1 || { echo "compare-rma.sh: $t not found" >&2; exit 2; }
 done
-ft_dir=
-if [ -n "${FT_BIN:-}" ]; then
-	ft_dir=$(cd "$FT_BIN" 2>/dev/null && pwd) || ft_dir=$FT_BIN
-fi
+. "$here/ftbin.sh"
+ft_dir=$(ftbin_dir)
 ftrmabw=$ft_dir/fi_rma_bw
 if [ -z "${FI_PROVIDER_PATH:-}" ] && [ -d "$builddir/prov/uet/.libs" ]; then
 	FI_PROVIDER_PATH=$builddir/prov/uet/.libs
@@ -132,11 +130,8 @@ ftrun() {
 
 ft_rma() { # PROV OP
 	for s in $ft_sizes; do
-		w=64
-		[ "$s" -ge 1048576 ] && w=16
-		it=$((ft_bytes / s))
-		[ "$it" -gt "$ft_msgs" ] && it=$ft_msgs
-		[ "$it" -lt $((4 * w)) ] && it=$((4 * w))
+		w=$(ftbin_window "$s")
+		it=$(ftbin_iters "$s" "$w" "$ft_msgs" "$ft_bytes")
 		for _ in $(seq 1 "$reps"); do
 			ftrun "$1" "$2" "$s" "$it" "$w"
 		done

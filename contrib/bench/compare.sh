@@ -71,10 +71,8 @@ for t in fi_info fi_pingpong timeout awk; do
 	command -v $t >/dev/null 2>&1 || { echo "compare.sh: $t not found" >&2; exit 2; }
 done
 # libfabric's fabtests, when asked for: whatever DIR lacks is skipped.
-ft_dir=
-if [ -n "${FT_BIN:-}" ]; then
-	ft_dir=$(cd "$FT_BIN" 2>/dev/null && pwd) || ft_dir=$FT_BIN
-fi
+. "$here/ftbin.sh"
+ft_dir=$(ftbin_dir)
 
 # The uet of this build, unless told otherwise (an installed uet is found
 # by libfabric itself when the build has none).
@@ -396,11 +394,8 @@ ft_latency() { # PROV
 ft_bandwidth() { # PROV
 	[ -x "$ft_dir/fi_rdm_tagged_bw" ] || return
 	for s in $tag_sizes; do
-		w=64
-		[ "$s" -ge 1048576 ] && w=16
-		it=$((ft_bytes / s))
-		[ "$it" -gt "$ft_msgs" ] && it=$ft_msgs
-		[ "$it" -lt $((4 * w)) ] && it=$((4 * w))
+		w=$(ftbin_window "$s")
+		it=$(ftbin_iters "$s" "$w" "$ft_msgs" "$ft_bytes")
 		for _ in $(seq 1 "$reps"); do
 			v=$(fabtests fi_rdm_tagged_bw "$1" "$s" "$it" -W $w)
 			[ -n "$v" ] && put "$1" ftbw "$s" "${v% *}"
