@@ -203,7 +203,9 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 			pdc->ack_ev = ev;
 		}
 	}
-	if (pdc->ack_ev_on && pdc->ack_buddy)
+	/* Until the ACK has gone, with this packet or on its own. */
+	if (pdc->ack_ev_on &&
+	    uet_tgt_held_entropy(pds, pdc) != UET_LB_NONE)
 		return pdc->ack_ev;
 	return uet_lb_next(lb, now);
 }
