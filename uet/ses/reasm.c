@@ -24,30 +24,6 @@ bool uet_reasm_done(const struct uet_reasm *r)
 	return r->any && r->got == r->total;
 }
 
-uint32_t uet_reasm_extent(const struct uet_reasm *r)
-{
-	uint32_t ext = r->prefix;
-	size_t w;
-
-	if (r->loose || r->last_seen)
-		return r->total;
-	if (!r->bits)
-		return ext;
-	/* The highest segment received beyond the prefix. */
-	for (w = ((size_t)r->total / r->seg + 64) / 64; w-- > 0;) {
-		if (r->bits[w]) {
-			uint64_t top = (uint64_t)w * 64 + 63 -
-				       (uint64_t)__builtin_clzll(r->bits[w]);
-			uint64_t end = (top + 1) * r->seg;
-
-			if (end > ext)
-				ext = end < r->total ? (uint32_t)end : r->total;
-			break;
-		}
-	}
-	return ext;
-}
-
 static bool bit_test(const struct uet_reasm *r, uint32_t i)
 {
 	return r->bits && (r->bits[i / 64] >> (i % 64)) & 1;

@@ -38,10 +38,6 @@ void uet_reasm_init(struct uet_reasm *r, uint32_t total);
  * bitmap cannot be allocated (nothing recorded: the packet may come again). */
 int uet_reasm_add(struct uet_reasm *r, uint32_t off, uint32_t len);
 bool uet_reasm_done(const struct uet_reasm *r);
-/* The bytes [0, extent) hold every byte received so far (all of the
- * message when tracked loosely): what a buffered prefix is worth
- * copying. */
-uint32_t uet_reasm_extent(const struct uet_reasm *r);
 void uet_reasm_fini(struct uet_reasm *r);
 
 #endif

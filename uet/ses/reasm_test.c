@@ -118,37 +118,3 @@ Test(reasm, last_longer_than_segment_is_off_grid)
 	cr_assert(uet_reasm_done(&r));
 	uet_reasm_fini(&r);
 }
-
-/* uet_reasm_extent: the bytes worth copying out of a buffered prefix. */
-Test(reasm, extent_covers_what_arrived)
-{
-	struct uet_reasm r;
-
-	uet_reasm_init(&r, 1000);
-	cr_assert_eq(uet_reasm_extent(&r), 0);
-	cr_assert_eq(uet_reasm_add(&r, 0, 100), 1);
-	cr_assert_eq(uet_reasm_add(&r, 100, 100), 1);
-	cr_assert_eq(uet_reasm_extent(&r), 200, "the prefix");
-	cr_assert_eq(uet_reasm_add(&r, 500, 100), 1);
-	cr_assert_eq(uet_reasm_extent(&r), 600, "past a gap");
-	cr_assert_eq(uet_reasm_add(&r, 300, 100), 1);
-	cr_assert_eq(uet_reasm_extent(&r), 600, "the highest segment");
-	cr_assert_eq(uet_reasm_add(&r, 900, 100), 1);
-	cr_assert_eq(uet_reasm_extent(&r), 1000, "the last packet");
-	uet_reasm_fini(&r);
-
-	/* Past 64 segments: the bitmap's second word. */
-	uet_reasm_init(&r, 100000);
-	cr_assert_eq(uet_reasm_add(&r, 0, 100), 1);
-	cr_assert_eq(uet_reasm_add(&r, 7000, 100), 1);
-	cr_assert_eq(uet_reasm_extent(&r), 7100);
-	uet_reasm_fini(&r);
-
-	/* Off the grid: no telling, all of it. */
-	uet_reasm_init(&r, 1000);
-	cr_assert_eq(uet_reasm_add(&r, 0, 100), 1);
-	cr_assert_eq(uet_reasm_add(&r, 150, 100), 1);
-	cr_assert(r.loose);
-	cr_assert_eq(uet_reasm_extent(&r), 1000);
-	uet_reasm_fini(&r);
-}

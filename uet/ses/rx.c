@@ -222,15 +222,11 @@ void uet_rx_bind(struct uet_ses *ses, struct uet_ses_inmsg *in,
 	r->refs++;
 	in->recv = r;
 	if (in->buf) {
-		/* What has arrived, not the whole buffer: the rest lands
-		 * in place as its packets come (a large message bound
-		 * after its first packet copied all of it, megabytes of
-		 * nothing). A rendezvous message buffered only its eager
-		 * part. */
-		size_t n = uet_reasm_extent(&in->reasm);
-
-		if (n > in->room)
-			n = in->room;
+		/* Bytes not arrived yet are garbage here and get overwritten
+		 * when their packets come. A rendezvous message buffered
+		 * only its eager part. */
+		size_t n = in->room < in->reasm.total ? in->room :
+							in->reasm.total;
 
 		if (n)
 			uet_rx_scatter(r, in->base, in->buf, n);

@@ -477,31 +477,3 @@ Test(rxcfg, big_unexpected_does_not_block_later_messages)
 	uet_ses_stats(B.ses, &st);
 	cr_assert_eq(st.unexp_bytes, 0);
 }
-
-/* A receive that takes an unexpected message after its first packet gets
- * what arrived, not the rest of the buffer: its later bytes stay as they
- * were until their packets land in place. */
-Test(rx, late_receive_copies_only_what_arrived)
-{
-	uint8_t src[3000], dst[3000];
-	size_t first;
-	int cr;
-
-	tl_fill(src, sizeof(src), 42);
-	memset(dst, 0xEE, sizeof(dst));
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, sizeof(src), 0, 0, 0,
-			     NULL), 0);
-	cr_assert_eq(tl_pull(&L, SIZE_MAX), 3);
-	cr_assert_eq(tl_xfer(&L, 0), 0);
-	first = L.p[0].pkt.len;
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, sizeof(dst), 0, 0,
-			     UET_OPF_COMPLETION, PA, &cr), 0);
-	cr_assert_arr_eq(dst, src, first);
-	for (size_t i = first; i < sizeof(dst); i++)
-		cr_assert_eq(dst[i], 0xEE, "byte %zu written before it came",
-			     i);
-	cr_assert_eq(tl_xfer(&L, 1), 0);
-	cr_assert_eq(tl_xfer(&L, 2), 0);
-	cr_assert_not_null(tl_comp(&B, &cr));
-	cr_assert_arr_eq(dst, src, sizeof(src));
-}
