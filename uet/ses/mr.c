@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "uet/alloc.h"
+#include "iov.h"
 #include "ses_int.h"
 
 #define MR_CAP_MIN	16
@@ -241,17 +242,7 @@ void uet_mr_copy(const struct uet_ses_mr *mr, uint64_t off, void *buf,
 /* [off, off + len) as one pointer when it lies in one iov (atomics). */
 void *uet_mr_ptr(const struct uet_ses_mr *mr, uint64_t off, size_t len)
 {
-	size_t i;
-
 	if (mr->dead)
 		return NULL;
-	for (i = 0; i < mr->iov_count; i++) {
-		if (off < mr->iov[i].len) {
-			if (len > mr->iov[i].len - off)
-				return NULL;
-			return (uint8_t *)mr->iov[i].base + off;
-		}
-		off -= mr->iov[i].len;
-	}
-	return NULL;
+	return uet_iov_span(mr->iov, mr->iov_count, off, len);
 }

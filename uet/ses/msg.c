@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "uet/alloc.h"
+#include "iov.h"
 #include "ses_int.h"
 
 static struct uet_ses_msg *msg_alloc(struct uet_ses *ses)
@@ -581,20 +582,6 @@ static void msg_gather(const struct uet_ses_msg *m, uint8_t *dst, size_t off,
 	iov_copy(m->iov, m->iov_count, off, dst, len, false);
 }
 
-/* Where [off, off + len) of the message lies in one piece, or NULL. */
-static void *msg_span(const struct uet_ses_msg *m, size_t off, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < m->iov_count; i++) {
-		if (off < m->iov[i].len)
-			return len <= m->iov[i].len - off ?
-				(uint8_t *)m->iov[i].base + off : NULL;
-		off -= m->iov[i].len;
-	}
-	return NULL;
-}
-
 static void req_fill(struct uet_ses *ses, const struct uet_addr *peer,
 		     const struct uet_ses_msg *m, const struct uet_ses_pkt *pkt,
 		     struct uet_ses_req *req)
@@ -709,7 +696,8 @@ int uet_msg_write(struct uet_ses *ses, const struct uet_addr *peer,
 	if (m->reported && !m->internal) {
 		memset(buf + n, 0, plen);
 	} else if (ext && !amo && plen >= UET_SES_ZCOPY_MIN &&
-		   (src = msg_span(m, pkt->offset, plen))) {
+		   (src = uet_iov_span(m->iov, m->iov_count, pkt->offset,
+				    plen))) {
 		ext->base = src;
 		ext->len = plen;
 	} else {
