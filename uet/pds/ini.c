@@ -192,20 +192,17 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 			    const struct uet_rtb_ent *e, uet_time now)
 {
 	struct uet_lb *lb = ini_lb(pds, pdc);
-	uint16_t ack_ev, ev;
+	uint16_t held = uet_tgt_held_entropy(pds, pdc);
 
 	if (!e->pkt.offset) {
 		pdc->ack_ev_on = false;
-		ack_ev = uet_tgt_held_entropy(pds, pdc);
-		if (e->pkt.waited && ack_ev != UET_LB_NONE && lb->count) {
-			ev = (uint16_t)(ack_ev % lb->count);
-			pdc->ack_ev_on = uet_lb_may_take(lb, ev, now);
-			pdc->ack_ev = ev;
+		if (e->pkt.waited && held != UET_LB_NONE && lb->count) {
+			pdc->ack_ev = (uint16_t)(held % lb->count);
+			pdc->ack_ev_on = uet_lb_may_take(lb, pdc->ack_ev, now);
 		}
 	}
 	/* Until the ACK has gone, with this packet or on its own. */
-	if (pdc->ack_ev_on &&
-	    uet_tgt_held_entropy(pds, pdc) != UET_LB_NONE)
+	if (pdc->ack_ev_on && held != UET_LB_NONE)
 		return pdc->ack_ev;
 	return uet_lb_next(lb, now);
 }
