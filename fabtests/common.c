@@ -228,6 +228,13 @@ uint64_t ft_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void ft_cpu_print(size_t size, uint64_t client_us, uint64_t server_us,
+		  uint64_t msgs)
+{
+	printf("# cpu %zu %.3f %.3f\n", size, (double)client_us / (double)msgs,
+	       (double)server_us / (double)msgs);
+}
+
 uint64_t ft_cpu_us(void)
 {
 	struct rusage ru;

@@ -184,6 +184,10 @@ int ft_spin(struct ft_ctx *c, int ms);
 uint64_t ft_now_ns(void);
 /* CPU microseconds (user + system) this process has used, all threads. */
 uint64_t ft_cpu_us(void);
+/* The line the compare scripts read: "# cpu SIZE CLIENT SERVER", each
+ * side's CPU microseconds per message over msgs messages. */
+void ft_cpu_print(size_t size, uint64_t client_us, uint64_t server_us,
+		  uint64_t msgs);
 uint64_t ft_deadline(const struct ft_ctx *c);
 
 /* Deterministic content: the same (seed, len) always gives the same bytes. */

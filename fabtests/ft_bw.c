@@ -390,8 +390,7 @@ static int bw_client_size(struct bw *bw, size_t size, bool first)
 	       nw * win, win, ns / 1e6,
 	       (double)(nw * win) * (double)size / (ns / 1e3),
 	       (double)(nw * win) / (ns / 1e6));
-	printf("# cpu %zu %.3f %.3f\n", size, (double)cpu / (double)(nw * win),
-	       (double)(status >> 1) / (double)(nw * win));
+	ft_cpu_print(size, cpu, status >> 1, nw * win);
 	fflush(stdout);
 	return 0;
 }
