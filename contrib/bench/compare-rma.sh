@@ -33,6 +33,7 @@ fi
 for t in fi_info timeout awk; do
 	command -v $t >/dev/null 2>&1 || { echo "compare-rma.sh: $t not found" >&2; exit 2; }
 done
+# shellcheck source=contrib/bench/ftbin.sh
 . "$here/ftbin.sh"
 ft_dir=$(ftbin_dir)
 ftrmabw=$ft_dir/fi_rma_bw
@@ -61,6 +62,11 @@ else
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare_rma.XXXXXX") || exit 1
+# libfabric's fi_rma_bw (ftbin_pair): both ends here.
+# shellcheck disable=SC2034 # read by ftbin_pair
+ftbin_srv=$addr ftbin_cli=$addr ftbin_a='' ftbin_b='' ftbin_tmo=120
+# shellcheck disable=SC2034
+ftbin_tmp=$tmp
 trap 'rm -rf "$tmp"' EXIT INT TERM
 key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
 
@@ -91,41 +97,17 @@ run() {
 	done
 }
 
+# shellcheck source=contrib/port.sh
 . "$here/../port.sh"
 
-# ftrun PROV OP SIZE ITERS WINDOW: one fi_rma_bw pair, the server on a
-# fixed port (-B): pick a free one and wait until the server holds it (a
-# TCP listener for tcp;ofi_rxm, a UDP socket for udp and uet), retry if
-# it died (port taken meanwhile). Both sides read or write (fi_rma_bw's
-# tests are bidirectional); the client's MB/sec is kept.
+# ftrun PROV OP SIZE ITERS WINDOW: one fi_rma_bw pair (ftbin_pair); both
+# sides read or write (fi_rma_bw's tests are bidirectional); the
+# client's MB/sec is kept.
 ftrun() {
-	for _ in 1 2 3 4 5; do
-		port=$(port_pick)
-		timeout 120 "$ftrmabw" -p "$1" -e rdm -o "$2" -s "$addr" \
-			-B "$port" -S "$3" -I "$4" -W "$5" >"$tmp/ft.server" 2>&1 &
-		spid=$!
-		up=false
-		port_held "$spid" "$port" -tu && { up=true; break; }
-		wait "$spid"
-	done
-	if ! $up; then
-		echo "# fi_rma_bw $1 $2 $3: no server: $(head -n 1 "$tmp/ft.server")" >&2
-		return
-	fi
-	timeout 120 "$ftrmabw" -p "$1" -e rdm -o "$2" -s "$addr" -P "$port" \
-		-S "$3" -I "$4" -W "$5" "$addr" >"$tmp/ft.client" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	if [ $crc != 0 ] || [ $src != 0 ]; then
-		echo "# fi_rma_bw $1 $2 $3: failed:" >&2
-		sed 's/^/#   /' "$tmp/ft.client" "$tmp/ft.server" >&2
-		return
-	fi
-	# bytes iters total time MB/sec usec/xfer Mxfers/sec
-	awk -v s="$3" 'NF == 7 && $4 ~ /^[0-9.]+s$/ { v = $5 }
-		END { if (v != "") print s, v }' "$tmp/ft.client" \
-		>>"$tmp/$(key "$1").ft$2"
+	v=$(ftbin_pair "$ftrmabw" "$1" "$3" "$4" -o "$2" -W "$5" \
+		2>"$tmp/ft.why")
+	[ -s "$tmp/ft.why" ] && sed 's/^/# /' "$tmp/ft.why" >&2
+	[ -n "$v" ] && echo "$3 ${v% *}" >>"$tmp/$(key "$1").ft$2"
 }
 
 ft_rma() { # PROV OP

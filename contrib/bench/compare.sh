@@ -71,6 +71,7 @@ for t in fi_info fi_pingpong timeout awk; do
 	command -v $t >/dev/null 2>&1 || { echo "compare.sh: $t not found" >&2; exit 2; }
 done
 # libfabric's fabtests, when asked for: whatever DIR lacks is skipped.
+# shellcheck source=contrib/bench/ftbin.sh
 . "$here/ftbin.sh"
 ft_dir=$(ftbin_dir)
 
@@ -139,6 +140,11 @@ else
 	cli=127.0.0.1
 	iface=lo
 fi
+# libfabric's fabtests (ftbin_pair): servers in a, clients in b.
+# shellcheck disable=SC2034 # read by ftbin_pair
+ftbin_srv=$srv ftbin_cli=$cli ftbin_a="on a" ftbin_b="on b"
+# shellcheck disable=SC2034
+ftbin_tmo=$tmo ftbin_tmp=$tmp
 # fi_pingpong has no source-address option: keep every provider on $iface.
 FI_TCP_IFACE=$iface FI_UDP_IFACE=$iface FI_UET_IFACE=$iface
 export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
@@ -170,6 +176,7 @@ get() { # PROV METRIC SIZE: the best value (highest for a *bw metric and
 
 # Fixed-port servers (fi_pingpong, fabtests): ss runs in the servers'
 # namespace.
+# shellcheck source=contrib/port.sh
 . "$here/../port.sh"
 pick_port() { port_pick on a; }
 
@@ -338,38 +345,13 @@ tagged_once() { # PROV
 }
 
 # fabtests NAME PROV SIZE ITERS [ARGS...]: one process pair of libfabric's
-# fabtests binary NAME from FT_BIN, server in a (-B PORT), client in b
-# (-P PORT); prints the client's "MB/sec usec/xfer", or nothing and a
-# note. The server binds a TCP listener (tcp;ofi_rxm) or a UDP socket
-# (udp, uet) on PORT: wait for either, retry if the port was taken.
+# fabtests binary NAME from FT_BIN (ftbin_pair), server in a, client in
+# b; prints the client's "MB/sec usec/xfer", or nothing and a note.
 fabtests() {
-	ft_b=$ft_dir/$1 ft_p=$2 ft_s=$3 ft_i=$4
-	shift 4
-	for _ in 1 2 3 4 5; do
-		port=$(pick_port)
-		on a timeout $tmo "$ft_b" -p "$ft_p" -e rdm -s "$srv" -B "$port" \
-			-S "$ft_s" -I "$ft_i" "$@" >"$tmp/ft.server" 2>&1 &
-		spid=$!
-		up=false
-		port_held "$spid" "$port" -tu on a && { up=true; break; }
-		wait "$spid"
-	done
-	if ! $up; then
-		echo "${ft_b##*/} $ft_p $ft_s ($where): no server: $(head -n 1 "$tmp/ft.server")" >>"$tmp/ftnotes"
-		return
-	fi
-	on b timeout $tmo "$ft_b" -p "$ft_p" -e rdm -s "$cli" -P "$port" \
-		-S "$ft_s" -I "$ft_i" "$@" "$srv" >"$tmp/ft.client" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	if [ $crc != 0 ] || [ $src != 0 ]; then
-		echo "${ft_b##*/} $ft_p $ft_s ($where): failed (client exit $crc, server $src): $(cat "$tmp/ft.client" "$tmp/ft.server" | grep -v '^bytes' | head -n 1)" >>"$tmp/ftnotes"
-		return
-	fi
-	# bytes iters total time MB/sec usec/xfer Mxfers/sec
-	awk 'NF == 7 && $4 ~ /^[0-9.]+s$/ { v = $5 " " $6 }
-		END { if (v != "") print v }' "$tmp/ft.client"
+	ft_name=$1
+	shift
+	ftbin_pair "$ft_dir/$ft_name" "$@" 2>"$tmp/ft.why"
+	[ -s "$tmp/ft.why" ] && sed "s/\$/ ($where)/" "$tmp/ft.why" >>"$tmp/ftnotes"
 }
 
 # fabtests' latency (usec/xfer of fi_rdm_pingpong counts both ways of a
