@@ -222,12 +222,15 @@ static bool ini_later(uet_time t, uint32_t psn, uet_time rt, uint32_t rpsn)
 	return t > rt || (t == rt && uet_psn_gt(psn, rpsn));
 }
 
-/* Sent once, and this is the first word that it arrived (Karn: the ACK
- * of a packet sent twice may be for either copy). */
-static bool ent_timed(const struct uet_rtb_ent *e)
+/* Sent once, and this is the first word that it arrived: when (Karn: the
+ * ACK of a packet sent twice may be for either copy), else
+ * UET_TIME_NONE. */
+static uet_time ent_sample_at(const struct uet_rtb_ent *e)
 {
-	return (e->fl & UET_RTB_SENT) && !e->retx && !e->nacks &&
-	       !(e->fl & (UET_RTB_ACKED | UET_RTB_SACKED));
+	if (!(e->fl & UET_RTB_SENT) || e->retx || e->nacks ||
+	    (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED)))
+		return UET_TIME_NONE;
+	return e->sent_at;
 }
 
 /* The remembered resend by inference of psn, or NULL (pdc.h). */
@@ -274,6 +277,7 @@ static void ini_news_add(struct uet_pdc *pdc,
 {
 	enum uet_lb_sig sig = nw->ecn && psn == nw->ecn_psn ? UET_LB_ECN :
 							     UET_LB_ACK;
+	uet_time at = ent_sample_at(e);
 
 	/* Resent by inference, and now proved arrived sooner than any copy
 	 * sent since could have: the first copy was late, not lost. */
@@ -286,13 +290,13 @@ static void ini_news_add(struct uet_pdc *pdc,
 	}
 	/* cfg.lb_delay: a queue the fabric does not mark shows as delay,
 	 * twice the median round trip of the PDC's packets. */
-	if (sig == UET_LB_ACK && nw->delay_marks && ent_timed(e) &&
-	    ini_rtt_median(pdc, now - e->sent_at))
+	if (sig == UET_LB_ACK && nw->delay_marks && at != UET_TIME_NONE &&
+	    ini_rtt_median(pdc, now - at))
 		sig = UET_LB_ECN;
 	ini_feed(pdc, e, sig, now);
-	if (ent_timed(e) &&
-	    (nw->newest == UET_TIME_NONE || e->sent_at > nw->newest))
-		nw->newest = e->sent_at;
+	if (at != UET_TIME_NONE &&
+	    (nw->newest == UET_TIME_NONE || at > nw->newest))
+		nw->newest = at;
 	/* RACK (RFC 8985 §6.2): the copy that arrived is the latest only
 	 * if sent once, or if the answer took at least the smallest RTT. */
 	if ((e->fl & UET_RTB_SENT) &&
@@ -350,13 +354,15 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
 }
 
 /* One RTT sample per ACK. The packet that made the target ACK (ACK_PSN) is
- * the exact one: also when it was resent, if the ACK does not carry RETX,
- * since then the original made it (the ACK copies the flag from the request
- * that triggered it, docs/choices.md §3.1) - this is how an RTO that fired
- * too early teaches the estimate. Otherwise the newest packet sent once
- * that this ACK newly covers. Returns that send time, or UET_TIME_NONE; to
- * be asked before the ACK is applied. */
-static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags)
+ * the exact one: also when an RTO resent it, if the ACK does not carry
+ * RETX, since then the original made it (the ACK copies the flag from the
+ * request that triggered it, docs/choices.md §3.1) - this is how an RTO
+ * that fired too early teaches the estimate - and, its latest copy, when
+ * NACKs alone had it resent. Otherwise the newest packet sent once that
+ * this ACK newly covers. Returns that send time, or UET_TIME_NONE; to be asked before the
+ * ACK is applied. */
+static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags,
+			  uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
 	const struct uet_rtb_ent *e;
@@ -364,11 +370,20 @@ static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags)
 	if (!uet_rtb_holds(rtb, ack_psn))
 		return UET_TIME_NONE;
 	e = uet_rtb_get(rtb, ack_psn);
-	if (!(e->fl & UET_RTB_SENT) || e->nacks ||
-	    (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED)) ||
-	    (e->retx && (flags & UET_PDS_F_RETX)))
+	if (!(e->fl & UET_RTB_SENT) ||
+	    (e->fl & (UET_RTB_ACKED | UET_RTB_SACKED)))
 		return UET_TIME_NONE;
-	return e->sent_at;
+	if (!e->nacks && !(e->retx && (flags & UET_PDS_F_RETX)))
+		return e->sent_at;
+	/* Resent only because NACKs refused each earlier copy (trimmed,
+	 * no room), and a resend made the target ACK: the latest. Without
+	 * it a flow whose every packet was a resend after a trim (a
+	 * fat-tree incast's last senders, for milliseconds) had no sample,
+	 * and NSCC kept the delay of the queue that trimmed them. */
+	if (!e->retx && !e->ghost && (flags & UET_PDS_F_RETX) &&
+	    e->tx_at <= now)
+		return e->tx_at;
+	return UET_TIME_NONE;
 }
 
 /* CACK moved: the peer is making progress, so what is still in flight
@@ -677,7 +692,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	uet_ini_heard(pdc, now);
 
 	ini_dup_ack(pds, pdc, ack_psn, h->flags, now);
-	exact = ini_exact(pdc, ack_psn, h->flags);
+	exact = ini_exact(pdc, ack_psn, h->flags, now);
 	/* The target ACKs a CE packet at once, naming it (pds.h). */
 	nw.ecn = h->flags & UET_PDS_F_M;
 	nw.ecn_psn = ack_psn;
@@ -1169,6 +1184,8 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	uet_rtb_set_timer(rtb, e, now + ini_rto(pds, pdc, e->retx));
 	if (resend) {
 		ini_count_resend(pds, e->cause);
+		if (e->cause != UET_RTB_BY_NACK)
+			e->ghost = true;
 		/* Two resends: a duplicate no longer tells which copy was
 		 * late (ini_dup_ack). */
 		if (e->inferred && e->nacks + e->retx > 1) {

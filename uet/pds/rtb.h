@@ -47,6 +47,8 @@ struct uet_rtb_ent {
 	bool inferred;		/* resent by loss inference (RACK) once */
 	uet_time tx_at;		/* latest transmission (loss inference) */
 	bool backoff;		/* the timer is a NACK back-off, not an RTO */
+	bool ghost;		/* a copy not known lost may still answer
+				 * (resent by RTO, probe or inference) */
 	uint16_t size;		/* nominal bytes (cms), set when sent */
 	uint16_t ev;		/* entropy of its latest send (cms/lb.h) */
 };

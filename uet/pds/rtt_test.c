@@ -106,6 +106,41 @@ Test(rtt, resent_packet_acked_by_its_resend_gives_no_sample)
 	cr_assert_eq(t_stats(0).retx_rto, 2);
 }
 
+/* A NACK proves the copy it names was refused; the copy sent after it is
+ * then the only one the target can ACK, and its ACK (RETX set) times it.
+ * Seen from outside: the next packet lost is resent after 3 x RTT (RFC
+ * 6298's first sample), not after rto_min as with no estimate. */
+Test(rtt, trimmed_packet_acked_by_its_resend_gives_a_sample)
+{
+	struct uet_mem_impair imp = { .trim_mask = 1, .delay = 5 * UET_MSEC };
+	struct uet_mem_config m = { 0 };
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *a, *b;
+
+	c.rto_min = 20 * UET_MSEC;
+	c.rto_max = 1 * UET_SEC;
+	m.impair.delay = 5 * UET_MSEC;
+	t_init(2, &c, &m);
+	t_impair(1, &imp);
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	cr_assert_eq(t_stats(0).retx_nack, 1, "the trim was not NACKed");
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+	imp.trim_mask = 0;
+	imp.drop_mask = 1;
+	t_impair(1, &imp);
+	T.nlog = 0;
+	t_send(0, 1, T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	cr_assert_eq(t_stats(0).retx_rto, 1);
+	a = t_nth(0, UET_PDS_RUD_REQ, 0);
+	b = t_nth(0, UET_PDS_RUD_REQ, 1);
+	cr_assert(a && b);
+	cr_assert_eq(b->t - a->t, 30 * UET_MSEC,
+		     "resent after %.1f ms: the resend's ACK taught nothing",
+		     (double)(b->t - a->t) / UET_MSEC);
+}
+
 Test(rtt, ack_progress_restarts_the_timers_of_a_long_window)
 {
 	struct uet_mem_impair imp = { 0 };
