@@ -224,7 +224,7 @@ void uet_report_kv(const struct uet_sim *s, const struct uet_sim_result *r,
 		   FILE *out)
 {
 	fprintf(out, "result cc=%s flows=%u completed=%u failed=%u "
-		"unfinished=%u ratio=%.4f "
+		"unfinished=%u ratio=%.4f floor=%.4f "
 		"last_us=%.3f ideal_us=%.3f q_avg_bdp=%.4f q_max_bdp=%.4f "
 		"q_busiest_bdp=%.4f jain=%.4f jain_min=%.4f drops=%llu "
 		"trims=%llu marks=%llu "
@@ -234,6 +234,7 @@ void uet_report_kv(const struct uet_sim *s, const struct uet_sim_result *r,
 		"fep_kb_max=%.1f\n",
 		cc_name(s->cfg.cca), r->flows, r->completed, r->failed,
 		r->unfinished, r->ratio,
+		(double)(s->mtu + s->cfg.framing) / (double)s->cfg.payload,
 		us(r->last), us(r->ideal), r->q_avg_bdp, r->q_max_bdp,
 		r->q_busiest_bdp, r->jain_mean, r->jain_min, (unsigned long long)r->drops,
 		(unsigned long long)r->trims, (unsigned long long)r->marks,

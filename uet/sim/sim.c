@@ -357,7 +357,9 @@ static int check_config(const struct uet_sim_config *c)
 	    c->trim_len < UET_PDS_CC_REQ_LEN + UET_SES_STD_LEN ||
 	    c->trim_len > UET_FRAME_SMALL || !c->size || c->size > (1ull << 32) ||
 	    c->ecn_min_bdp > c->ecn_max_bdp || c->degrade_factor <= 0 ||
-	    c->degrade_factor > 1 || !c->entropies || !c->ack_every)
+	    c->degrade_factor > 1 || !c->entropies || !c->ack_every ||
+	    (c->per_packet &&
+	     c->per_packet < pds_req_len(c->cca) + UET_SES_STD_LEN))
 		return UET_ERR_INVAL;
 	return 0;
 }
@@ -382,10 +384,12 @@ int uet_sim_create(struct uet_sim **sp, const struct uet_sim_config *cfg)
 	s->cfg.topo = spec;
 	s->mtu = cfg->payload + pds_req_len(cfg->cca) + UET_SES_STD_LEN;
 	uet_frame_pool_init(&s->pool, s->mtu);
+	if (cfg->per_packet)
+		s->cfg.framing = cfg->per_packet - (s->mtu - cfg->payload);
 
 	base.bps = cfg->link_bps;
 	base.prop = cfg->hop;
-	base.framing = cfg->framing;
+	base.framing = s->cfg.framing;
 	rc = uet_topo_build(&s->topo, &spec, &base, &base, cfg->seed);
 	if (rc)
 		return rc;
@@ -394,8 +398,8 @@ int uet_sim_create(struct uet_sim **sp, const struct uet_sim_config *cfg)
 	s->bdp = (uint64_t)llround((double)cfg->link_bps / 8 *
 				   (double)s->base_rtt / (double)UET_PS_SEC);
 	s->window = cfg->window ? cfg->window :
-		    (unsigned)((s->bdp + s->mtu + cfg->framing - 1) /
-			       (s->mtu + cfg->framing));
+		    (unsigned)((s->bdp + s->mtu + s->cfg.framing - 1) /
+			       (s->mtu + s->cfg.framing));
 	switch_ports(s);
 	uet_topo_degrade_random(&s->topo, cfg->degrade, cfg->degrade_factor,
 				&s->rng);

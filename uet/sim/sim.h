@@ -51,6 +51,9 @@ struct uet_sim_config {
 	uet_ps hop;			/* propagation delay of every link */
 	uint32_t payload;		/* payload bytes per full packet */
 	uint32_t framing;		/* wire bytes per packet beyond UET's */
+	uint32_t per_packet;		/* if set, framing is this less the
+					 * UET headers: wire bytes beyond a
+					 * full packet's payload */
 	double buffer_bdp;		/* switch data queue, in BDP; 0: auto
 					 * (1 with trimming, 5 without) */
 	double hi_buffer_bdp;		/* switch priority queue, in BDP */

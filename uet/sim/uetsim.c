@@ -26,6 +26,9 @@ static void usage(FILE *f)
 "  --hop T               propagation delay per link (1us)\n"
 "  --payload B           payload per full packet (4096)\n"
 "  --framing B           wire bytes per packet beyond UET's (48)\n"
+"  --per-packet B        wire bytes per full packet beyond its payload,\n"
+"                        UET headers included (framing: B less those;\n"
+"                        the UEC simulator, htsim, counts 64)\n"
 "  --buffer X            switch data queue, BDPs (1 trimming, 5 dropping)\n"
 "  --hi-buffer X         switch priority queue, BDPs (1)\n"
 "  --ecn MIN,MAX|off     RED-like marking band, BDPs (0.2,0.8)\n"
@@ -210,7 +213,7 @@ static int parse_topo(const char *s, struct uet_sim_config *c, bool *ft2)
 
 enum {
 	O_TOPO = 256, O_HOSTS, O_K, O_LEAVES, O_LEAF_HOSTS, O_SPINES, O_RATE,
-	O_HOP, O_PAYLOAD, O_FRAMING, O_BUFFER, O_HI_BUFFER, O_ECN, O_NO_TRIM,
+	O_HOP, O_PAYLOAD, O_FRAMING, O_PER_PACKET, O_BUFFER, O_HI_BUFFER, O_ECN, O_NO_TRIM,
 	O_DEGRADE, O_DEGRADE_HOST, O_DEGRADE_FACTOR, O_TRAFFIC, O_SENDERS,
 	O_SIZE, O_START, O_START_JITTER, O_TIE_JITTER, O_CC, O_WINDOW,
 	O_ACK_EVERY, O_ACK_DELAY, O_RTO_MIN,
@@ -224,6 +227,7 @@ static const struct option opts[] = {
 	{ "leaf-hosts", 1, 0, O_LEAF_HOSTS }, { "spines", 1, 0, O_SPINES },
 	{ "rate", 1, 0, O_RATE }, { "hop", 1, 0, O_HOP },
 	{ "payload", 1, 0, O_PAYLOAD }, { "framing", 1, 0, O_FRAMING },
+	{ "per-packet", 1, 0, O_PER_PACKET },
 	{ "buffer", 1, 0, O_BUFFER }, { "hi-buffer", 1, 0, O_HI_BUFFER },
 	{ "ecn", 1, 0, O_ECN }, { "no-trim", 0, 0, O_NO_TRIM },
 	{ "degrade", 1, 0, O_DEGRADE }, { "degrade-host", 1, 0, O_DEGRADE_HOST },
@@ -266,7 +270,7 @@ static int parse_opt(struct cli *o, int c, const char *a)
 	case O_HOSTS: case O_K: case O_LEAVES: case O_LEAF_HOSTS:
 	case O_SPINES: case O_SENDERS: case O_WINDOW: case O_ACK_EVERY:
 	case O_MAX_RETX: case O_ENTROPIES: case O_ENTROPY_RUN: case O_DEGRADE:
-	case O_FRAMING: case O_PAYLOAD:
+	case O_FRAMING: case O_PER_PACKET: case O_PAYLOAD:
 		if (parse_uint(a, 1u << 20, &v))
 			return bad("a count", a);
 		break;
@@ -310,6 +314,7 @@ static int parse_opt(struct cli *o, int c, const char *a)
 		break;
 	}
 	case O_FRAMING: cfg->framing = (uint32_t)v; break;
+	case O_PER_PACKET: cfg->per_packet = (uint32_t)v; break;
 	case O_PAYLOAD: cfg->payload = (uint32_t)v; break;
 	case O_RATE:
 		return parse_rate(a, &cfg->link_bps) ? bad("--rate", a) : 0;
