@@ -15,6 +15,7 @@ struct cc_bound {
 	uint32_t senders;
 	double ratio, q_avg, jain;	/* at most, at most, at least */
 	uint64_t size;			/* per sender; 0: 2 MiB */
+	unsigned k;			/* a k-ary fat tree; 0: one switch */
 };
 
 static void cc_check(const struct cc_bound *b)
@@ -28,6 +29,10 @@ static void cc_check(const struct cc_bound *b)
 	c.cca = b->cca;
 	if (b->size)
 		c.size = b->size;
+	if (b->k) {
+		c.topo.kind = UET_TOPO_FATTREE;
+		c.topo.k = b->k;
+	}
 	c.verify = 1;
 	cr_assert_eq(uet_sim_create(&s, &c), 0);
 	uet_sim_run(s);
@@ -47,16 +52,16 @@ static void cc_check(const struct cc_bound *b)
 	uet_sim_destroy(s);
 }
 
-/* measured: NSCC 1.037 / 1.032, queue 0.380 / 0.433, Jain 0.987 /
+/* measured: NSCC 1.044 / 1.032, queue 0.383 / 0.437, Jain 0.988 /
  * 0.972 */
 Test(cc, nscc_8)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 8, 1.09, 0.5, 0.95, 0 });
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 8, 1.09, 0.5, 0.95, 0, 0 });
 }
 
 Test(cc, nscc_32)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.04, 0.5, 0.95, 0 });
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.04, 0.5, 0.95, 0, 0 });
 }
 
 /* 128 senders: a share of 0.6 packet, so NSCC's windows go below one
@@ -71,13 +76,13 @@ Test(cc, nscc_32)
 Test(cc, nscc_128_paced)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 128, 1.05, 0.5, 0.95,
-				     1u << 20 });
+				     1u << 20, 0 });
 }
 
 Test(cc, nscc_128)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 128, 1.034, 0.5, 0.95,
-				     0 });
+				     0, 0 });
 }
 
 /* 1023 senders (4 s): a share of 0.05 packet, every target met.
@@ -86,26 +91,48 @@ Test(cc, nscc_128)
 Test(cc, nscc_1023, .timeout = 120)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 1023, 1.10, 0.5, 0.95,
-				     0 });
+				     0, 0 });
 }
 
 /* measured: RCCC 1.036 / 1.031, queue 0.216 / 0.187, Jain 0.995 /
  * 0.992 */
 Test(cc, rccc_8)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 8, 1.04, 0.3, 0.99, 0 });
+	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 8, 1.04, 0.3, 0.99, 0, 0 });
 }
 
 Test(cc, rccc_32)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.035, 0.3, 0.99, 0 });
+	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.035, 0.3, 0.99,
+				     0, 0 });
 }
 
 /* measured: 1.037 / 1.032, queue 0.22 / 0.19, Jain 0.995 / 0.991 */
 Test(cc, nscc_rccc_32)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC_RCCC, 32, 1.035, 0.3,
-				     0.99, 0 });
+				     0.99, 0, 0 });
+}
+
+/* The UEC simulator's own topology: a 3-tier fat tree (k = 6: 54 hosts,
+ * paths of 2, 4 and 6 hops, base RTT 12.5 us), hosts 1-32 into host 0.
+ * RCCC meets completion and queue there, not Jain (0.99). NSCC misses
+ * completion (1.04) and Jain: the near senders leave first at three
+ * times the others' rate, and the far ones, at a third of a packet,
+ * fill the link slowly (cms/README.md). This holds what is reached.
+ * measured: NSCC 1.224, queue 0.295 BDP, Jain 0.435 (before the RTT
+ * sample of a resend NACKs alone asked for, ../pds/ini.c: 2.181, 0.142,
+ * 0.490); RCCC 1.036, 0.203, 0.970 */
+Test(cc, nscc_fattree_32)
+{
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.30, 0.5, 0.40, 0,
+				     6 });
+}
+
+Test(cc, rccc_fattree_32)
+{
+	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.04, 0.3, 0.96, 0,
+				     6 });
 }
 
 /* The fixed window collapses where the others hold: the comparison the
