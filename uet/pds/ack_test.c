@@ -244,6 +244,46 @@ Test(ack, rud_entropy_runs)
 	}
 }
 
+/* Two PDCs with packets to send take turns run by run (entropy_run new
+ * packets each, one socket: one system call), not packet by packet. */
+Test(ack, pdcs_take_turns_by_runs)
+{
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *prev = NULL;
+	unsigned i, n = 0, len = 0, switches = 0;
+
+	c.entropy_count = 16;
+	c.entropy_run = 4;
+	c.lb = UET_LB_OBLIVIOUS;
+	t_init(3, &c, NULL);
+	t_establish(0, 1);
+	t_establish(0, 2);
+	t_send(0, 1, 32 * T_SEG);
+	t_send(0, 2, 32 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(0, 1);
+	t_check_delivery(0, 2);
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node != 0 || e->p.pds.type != UET_PDS_RUD_REQ)
+			continue;
+		n++;
+		if (prev && !uet_addr_equal(&prev->pi.dst, &e->pi.dst)) {
+			cr_assert_eq(len % 4, 0,
+				     "a turn of %u packets, not a run of 4",
+				     len);
+			switches++;
+			len = 0;
+		}
+		len++;
+		prev = e;
+	}
+	cr_assert_eq(n, 64);
+	cr_assert_geq(switches, 2, "one PDC sent all before the other");
+	cr_assert_leq(switches, 16, "%u turns for 64 packets", switches);
+}
+
 Test(ack, duplicate_gets_default_response)
 {
 	struct uet_mem_impair imp = { .dup_mask = 1 };

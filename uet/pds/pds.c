@@ -367,18 +367,33 @@ ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 			return n;
 	}
 	/* Every PDC visited leaves the queue, so this ends; those that sent
-	 * go to the back (round robin), blocked ones come back when an ACK
-	 * opens their window, idle ones when SES wakes them. */
+	 * a run of packets go to the back (round robin), blocked ones come
+	 * back when an ACK opens their window, idle ones when SES wakes
+	 * them. A run is what one entropy carries (cfg.entropy_run): one
+	 * socket, so one system call or GSO train, where two PDCs taking
+	 * turns packet by packet (a fep that reads and answers reads at
+	 * once) made a system call of every packet. */
 	while ((l = uet_list_first(&pds->ready_q))) {
 		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
 						       ready_link);
 
 		uet_list_del(&pdc->ready_link);
-		if (!pdc->tx_want || !uet_ini_can_send(pds, pdc))
+		if (!pdc->tx_want || !uet_ini_can_send(pds, pdc)) {
+			pdc->tx_burst = 0;
 			continue;
+		}
 		n = uet_ini_poll_new(pds, pdc, pi, buf, cap, now);
-		if (n > 0 && pdc->tx_want)
-			uet_list_add_tail(&pds->ready_q, &pdc->ready_link);
+		if (n > 0 && pdc->tx_want) {
+			if (++pdc->tx_burst < pds->cfg.entropy_run) {
+				uet_list_add(&pds->ready_q, &pdc->ready_link);
+			} else {
+				pdc->tx_burst = 0;
+				uet_list_add_tail(&pds->ready_q,
+						  &pdc->ready_link);
+			}
+		} else {
+			pdc->tx_burst = 0;
+		}
 		uet_pdc_rearm(pds, pdc);
 		if (n)
 			return n;
