@@ -359,8 +359,8 @@ static unsigned ini_sack(struct uet_pdc *pdc, uint32_t base, uint64_t map,
  * request that triggered it, docs/choices.md §3.1) - this is how an RTO
  * that fired too early teaches the estimate - and, its latest copy, when
  * NACKs alone had it resent. Otherwise the newest packet sent once that
- * this ACK newly covers. Returns that send time, or UET_TIME_NONE; to be asked before the
- * ACK is applied. */
+ * this ACK newly covers. Returns that send time, or UET_TIME_NONE; to be
+ * asked before the ACK is applied. */
 static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags,
 			  uet_time now)
 {
