@@ -302,45 +302,34 @@ ceiling() { # MTU
 
 bandwidth() { # PROV
 	for _ in $(seq 1 $reps); do
-		bandwidth_once "$1"
-		tagged_once "$1"
+		bandwidth_once "$1" bw "$sizes"
+		bandwidth_once "$1" tbw "$tag_sizes" -m tagged
 	done
 }
 
-bandwidth_once() { # PROV
+# bandwidth_once PROV METRIC SIZES [ARGS...]: one ft_bw pair (ARGS to both
+# ends: -m tagged for fi_tsend/fi_trecv); its MB/s per size go in METRIC,
+# its CPU per message in METRIC less "bw" plus "cpu" (bw: cpu).
+bandwidth_once() {
+	bw_p=$1 bw_m=$2
+	list=$(echo "$3" | tr ' ' ,)
+	shift 3
 	d=$(mktemp -d "$tmp/bw.XXXXXX")
-	list=$(echo "$sizes" | tr ' ' ,)
-	on a timeout $tmo "$ftbw" -p "$1" -s "$srv" -B "$srv" -f "$d/port" \
-		-T 30 >"$d/server" 2>&1 &
+	on a timeout $tmo "$ftbw" -p "$bw_p" -s "$srv" -B "$srv" -f "$d/port" \
+		-T 30 "$@" >"$d/server" 2>&1 &
 	spid=$!
-	on b timeout $tmo "$ftbw" -p "$1" -s "$cli" -f "$d/port" -T 30 \
-		-S "$list" -I $bw_iters -w 32 "$srv" >"$d/client" 2>&1
+	on b timeout $tmo "$ftbw" -p "$bw_p" -s "$cli" -f "$d/port" -T 30 \
+		"$@" -S "$list" -I $bw_iters -w 32 "$srv" >"$d/client" 2>&1
 	wait "$spid"
 	# bytes msgs window ms MB/s Kmsg/s
 	awk '$1 ~ /^[0-9]+$/ { print $1, $5 }' "$d/client" |
 	while read -r s v; do
-		put "$1" bw "$s" "$v"
+		put "$bw_p" "$bw_m" "$s" "$v"
 	done
 	# "# cpu bytes client_us server_us": CPU per message, both sides
 	awk '$1 == "#" && $2 == "cpu" { print $3, $4 + $5 }' "$d/client" |
 	while read -r s v; do
-		put "$1" cpu "$s" "$v"
-	done
-}
-
-# The same with tagged sends and receives (fi_tsend, fi_trecv), fewer sizes.
-tagged_once() { # PROV
-	d=$(mktemp -d "$tmp/tbw.XXXXXX")
-	list=$(echo "$tag_sizes" | tr ' ' ,)
-	on a timeout $tmo "$ftbw" -p "$1" -s "$srv" -B "$srv" -f "$d/port" \
-		-T 30 -m tagged >"$d/server" 2>&1 &
-	spid=$!
-	on b timeout $tmo "$ftbw" -p "$1" -s "$cli" -f "$d/port" -T 30 \
-		-m tagged -S "$list" -I $bw_iters -w 32 "$srv" >"$d/client" 2>&1
-	wait "$spid"
-	awk '$1 ~ /^[0-9]+$/ { print $1, $5 }' "$d/client" |
-	while read -r s v; do
-		put "$1" tbw "$s" "$v"
+		put "$bw_p" "${bw_m%bw}cpu" "$s" "$v"
 	done
 }
 
