@@ -147,8 +147,6 @@ cpu=
 if command -v taskset >/dev/null 2>&1; then
 	cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[^0-9].*//')
 fi
-have_ss=false
-"$tb" exec "$name" a ss -Htln >/dev/null 2>&1 && have_ss=true
 
 npass=0
 nfail=0
@@ -183,19 +181,10 @@ logs() { # DIR...
 	done
 }
 
-# A free port in NAME-a: the namespace is ours, but a port of an earlier
-# run may linger.
-pick_port() {
-	while :; do
-		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-		p=$((20000 + p % 40000))
-		if ! $have_ss || [ -z "$("$tb" exec "$name" a ss -Htan \
-		     "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return
-		fi
-	done
-}
+# A free port in NAME-a (the namespace is ours, but a port of an earlier
+# run may linger), and the wait for fi_pingpong's server to hold it.
+# shellcheck source=contrib/port.sh
+. "$here/../port.sh"
 
 # One Debian fi_pingpong pair, server in a, client in b, logs in DIR.
 # PREFIX (words, may be empty) goes before fi_pingpong, e.g. "taskset -c
@@ -212,22 +201,13 @@ pp_pair() { # DIR PREFIX ARGS...
 		pp_src=- pp_crc=-
 		return 1
 	fi
-	port=$(pick_port)
+	port=$(port_pick "$tb" exec "$name" a)
 	# shellcheck disable=SC2086
 	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env $prefix \
 		fi_pingpong "$@" -B "$port" >"$d/server.log" 2>&1 &
 	spid=$!
-	i=0
-	while [ $i -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
-		if $have_ss; then
-			[ -n "$("$tb" exec "$name" a ss -Htln "sport = :$port" \
-				2>/dev/null)" ] && break
-		elif [ $i -ge 10 ]; then
-			break
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
+	# a server that died shows in its exit code below
+	port_held "$spid" "$port" -t "$tb" exec "$name" a || :
 	# shellcheck disable=SC2086
 	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env $prefix \
 		fi_pingpong "$@" -P "$port" "$A" >"$d/client.log" 2>&1

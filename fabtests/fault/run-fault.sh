@@ -479,18 +479,10 @@ case_away() {
 
 # ---- lastack ----
 
-# A TCP port nothing listens on, for fi_pingpong's own connection.
-pick_port() {
-	while :; do
-		p=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-		p=$((20000 + p % 40000))
-		if ! command -v ss >/dev/null 2>&1 ||
-		   [ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return
-		fi
-	done
-}
+# A port nothing holds, for fi_pingpong's own connection, and the wait
+# for its server to hold it.
+# shellcheck source=contrib/port.sh
+. "$here/../../contrib/port.sh"
 
 case_lastack() {
 	if [ "$prov" != uet ]; then
@@ -507,19 +499,15 @@ case_lastack() {
 	while [ "$i" -le "$runs" ]; do
 		slog=$tmp/lastack-$i-server.log
 		clog=$tmp/lastack-$i-client.log
-		port=$(pick_port)
+		# shellcheck disable=SC2119 # no prefix: ss runs here
+		port=$(port_pick)
 		# shellcheck disable=SC2046 # uet_tool_env: assignments
 		timeout "$tmo" env $(uet_tool_env) fi_pingpong -p uet -e rdm \
 			-S 64 -I 5 -B "$port" >"$slog" 2>&1 &
 		spid=$!
 		pids="$pids $spid"
-		n=0
-		while [ $n -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
-			command -v ss >/dev/null 2>&1 || { sleep 1; break; }
-			[ -n "$(ss -Htln "sport = :$port" 2>/dev/null)" ] && break
-			sleep 0.1
-			n=$((n + 1))
-		done
+		# a server that died shows in its exit code below
+		port_held "$spid" "$port" -t || :
 		# shellcheck disable=SC2046
 		timeout "$tmo" env $(uet_tool_env) \
 			FI_UET_IMPAIR="drop=0.1,seed=$i" fi_pingpong -p uet \
