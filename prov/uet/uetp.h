@@ -1098,8 +1098,12 @@ void uetp_progress_set_del(struct uetp_epset *s, struct uetp_ep *ep);
 /* Run progress on every ep; returns the earliest engine deadline. */
 uet_time uetp_progress_set_run(struct uetp_epset *s);
 /* The same from a non-blocking read that may find nothing: a poller idle
- * for FI_UET_POLL_SPIN_US yields the CPU on each empty call. */
+ * for its spin (at most FI_UET_POLL_SPIN_US) yields the CPU on each
+ * empty call. */
 void uetp_progress_set_poll(struct uetp_epset *s);
+/* The next idle spin of a poller whose yield took `took` after a spin
+ * of `spin`, FI_UET_POLL_SPIN_US being `max` (uetp_progress.c). */
+uet_time uetp_progress_spin_next(uet_time spin, uet_time took, uet_time max);
 /* Arm the eps' timers (fi_trywait). */
 void uetp_progress_set_arm(struct uetp_epset *s);
 /* Some ep still has packets to send (socket was full, or corked). */

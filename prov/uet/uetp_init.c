@@ -248,9 +248,11 @@ static void uetp_define_params(void)
 		UETP_DEFAULT_UNEXP_MAX, d.unexp_max);
 	fi_param_define(&uetp_prov, "poll_spin_us", FI_PARAM_INT,
 		"Microseconds an fi_cq_read/fi_cntr_read poller spins with "
-		"nothing to do before each empty call also yields the CPU "
-		"(sched_yield), so a peer process or the kernel's packet "
-		"work sharing the CPU runs; -1 = never yield (default: %d)",
+		"nothing to do, at most, before each empty call also yields "
+		"the CPU (sched_yield), so a peer process or the kernel's "
+		"packet work sharing the CPU runs; the spin adapts down to a "
+		"tenth of it while yields let a peer run; -1 = never yield "
+		"(default: %d)",
 		UETP_DEFAULT_POLL_SPIN_US);
 	fi_param_define(&uetp_prov, "cc", FI_PARAM_STRING,
 		"Congestion control of every CCC: fixed (FI_UET_WINDOW "

@@ -1,6 +1,7 @@
 /* Pieces without sockets: endpoint names in every format, the error map
  * and the text fi_cq_strerror prints, the FI_UET_IMPAIR parser and its
- * draws, subnet names, the packet size an interface allows. */
+ * draws, subnet names, the packet size an interface allows, the idle
+ * poller's spin. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -297,4 +298,26 @@ Test(iface, mtu_pick)
 	cr_assert_not(clamped);
 	cr_assert_eq(uetp_iface_mtu_pick(0, 65508, &clamped), UETP_PKT_MAX);
 	cr_assert_eq(uetp_iface_mtu_pick(0, 100, &clamped), UETP_MTU_MIN);
+}
+
+/* FI_UET_POLL_SPIN_US 50: the spin lives between 5 and 50 us. */
+Test(spin, follows_what_a_yield_took)
+{
+	uet_time max = 50 * UET_USEC, min = 5 * UET_USEC;
+
+	/* back at once: nobody else wanted the CPU, spin longer */
+	cr_assert_eq(uetp_progress_spin_next(min, 1 * UET_USEC, max), 2 * min);
+	cr_assert_eq(uetp_progress_spin_next(40 * UET_USEC, 0, max), max);
+	/* a peer ran until it answered: spin less, down to a tenth */
+	cr_assert_eq(uetp_progress_spin_next(max, 12 * UET_USEC, max),
+		     max / 2);
+	cr_assert_eq(uetp_progress_spin_next(8 * UET_USEC, 12 * UET_USEC, max),
+		     min);
+	cr_assert_eq(uetp_progress_spin_next(min, 150 * UET_USEC, max), min);
+	/* a time slice went to another task: all of the spin again */
+	cr_assert_eq(uetp_progress_spin_next(min, 200 * UET_USEC, max), max);
+	cr_assert_eq(uetp_progress_spin_next(min, 3 * UET_MSEC, max), max);
+	/* 0: yield on every empty poll */
+	cr_assert_eq(uetp_progress_spin_next(0, 3 * UET_MSEC, 0), 0);
+	cr_assert_eq(uetp_progress_spin_next(0, 0, 0), 0);
 }
