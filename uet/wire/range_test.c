@@ -154,6 +154,13 @@ Test(range, ses_req_absent_fields)
 	REFUSED(req_std_som, req.payload_length, 1);	/* SOM set */
 	REFUSED(req_std_som, req.message_offset, 1);
 	REFUSED(req_std_mid, req.header_data, 1);	/* SOM clear */
+	/* no extension: the AMO operands, first and last words */
+	REFUSED(req_std_som, req.amo.compare[0], 1);
+	REFUSED(req_std_som, req.amo.compare[15], 0x80);
+	REFUSED(req_std_som, req.amo.swap[8], 1);
+	REFUSED(req_std_som, req.amo.swap[15], 1);
+	/* an AMO that is not compare-and-swap sends no operands */
+	REFUSED(req_std_amo, req.amo.swap[7], 1);
 }
 
 /* The same for PDS fields a type (or the SYN flag) does not carry: an
