@@ -72,29 +72,27 @@ key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
 
 # run PROV OP: the ft_rma bw table rows "bytes MB/s" of the best run.
 run() {
-	for _ in $(seq 1 "$reps"); do
-		d=$(mktemp -d "$tmp/run.XXXXXX")
-		timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
-			-o "$2" -S "$sizes" -I "$iters" -w 32 \
-			>"$d/server.log" 2>&1 &
-		spid=$!
-		timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
-			-o "$2" -S "$sizes" -I "$iters" -w 32 "$addr" \
-			>"$d/client.log" 2>&1
-		crc=$?
-		wait "$spid"
-		src=$?
-		if [ $crc != 0 ] || [ $src != 0 ]; then
-			echo "# $1 $2: failed:" >&2
-			sed 's/^/#   /' "$d/client.log" "$d/server.log" >&2
-			continue
-		fi
-		awk 'NF == 6 && $1 ~ /^[0-9]+$/ { print $1, $5 }' \
-			"$d/client.log" >>"$tmp/$(key "$1").$2"
-		# "# cpu bytes client_us server_us": CPU per message
-		awk '$1 == "#" && $2 == "cpu" { print $3, $4 + $5 }' \
-			"$d/client.log" >>"$tmp/$(key "$1").$2.cpu"
-	done
+	d=$(mktemp -d "$tmp/run.XXXXXX")
+	timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
+		-o "$2" -S "$sizes" -I "$iters" -w 32 \
+		>"$d/server.log" 2>&1 &
+	spid=$!
+	timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
+		-o "$2" -S "$sizes" -I "$iters" -w 32 "$addr" \
+		>"$d/client.log" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ $crc != 0 ] || [ $src != 0 ]; then
+		echo "# $1 $2: failed:" >&2
+		sed 's/^/#   /' "$d/client.log" "$d/server.log" >&2
+		continue
+	fi
+	awk 'NF == 6 && $1 ~ /^[0-9]+$/ { print $1, $5 }' \
+		"$d/client.log" >>"$tmp/$(key "$1").$2"
+	# "# cpu bytes client_us server_us": CPU per message
+	awk '$1 == "#" && $2 == "cpu" { print $3, $4 + $5 }' \
+		"$d/client.log" >>"$tmp/$(key "$1").$2.cpu"
 }
 
 # shellcheck source=contrib/port.sh
@@ -114,9 +112,7 @@ ft_rma() { # PROV OP
 	for s in $ft_sizes; do
 		w=$(ftbin_window "$s")
 		it=$(ftbin_iters "$s" "$w" "$ft_msgs" "$ft_bytes")
-		for _ in $(seq 1 "$reps"); do
-			ftrun "$1" "$2" "$s" "$it" "$w"
-		done
+		ftrun "$1" "$2" "$s" "$it" "$w"
 	done
 }
 
@@ -124,14 +120,22 @@ ft_rma() { # PROV OP
 # those of an idle one: say which this was, before and after.
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null; }
 load0=$(load)
+avail=
 for p in $provs; do
 	if ! fi_info -p "$p" -t FI_EP_RDM -c FI_RMA >/dev/null 2>&1; then
 		echo "# $p: FI_RMA not advertised, skipped"
 		continue
 	fi
-	for op in write read; do
-		run "$p" "$op"
-		[ -x "$ftrmabw" ] && ft_rma "$p" "$op"
+	avail="$avail $p"
+done
+# Round by round, every provider once a round: a host that slows down
+# for a while slows each alike (compare.sh).
+for _ in $(seq 1 "$reps"); do
+	for p in $avail; do
+		for op in write read; do
+			run "$p" "$op"
+			[ -x "$ftrmabw" ] && ft_rma "$p" "$op"
+		done
 	done
 done
 

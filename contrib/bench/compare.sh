@@ -87,6 +87,9 @@ sizes="64 256 1024 4096 65536 1048576"
 tmo=60
 # Each number is the best of $reps runs (lowest latency, highest
 # bandwidth): a loaded host or a retransmission timer can spoil one run.
+# The runs go round by round, every provider once a round, so that a host
+# that changes speed for a while (a VM whose CPUs are taken away) slows
+# each provider alike instead of the one measured then.
 if $quick; then
 	reps=1 iters_small=1000 iters_64k=50 iters_1m=3 bw_iters=5
 	med_iters=1000
@@ -206,13 +209,10 @@ pingpong() {
 
 # Latency: fi_pingpong times connection setup into the first size (lazy
 # connect on the first message), so measure it with a 1-iteration run
-# (best of $reps) and take it out: lat = (2*I*u - T1) / (2*I).
+# (each round its own) and take it out: lat = (2*I*u - T1) / (2*I).
 latency() { # PROV
-	t1=$( (for _ in $(seq 1 $reps); do
-		u=$(pingpong "$1" 64 1)
-		[ -n "$u" ] && echo "$u"
-	done) | sort -g | awk 'NR == 1 { print 2 * $1 }')
-	[ -n "$t1" ] || t1=0
+	u=$(pingpong "$1" 64 1)
+	t1=$(awk -v u="$u" 'BEGIN { print u == "" ? 0 : 2 * u }')
 	for s in $sizes; do
 		if [ "$s" -le 4096 ]; then
 			it=$iters_small
@@ -221,16 +221,14 @@ latency() { # PROV
 		else
 			it=$iters_1m
 		fi
-		for _ in $(seq 1 $reps); do
-			u=$(pingpong "$1" "$s" "$it")
-			[ -n "$u" ] || continue
-			put "$1" lat "$s" "$(awk -v u="$u" -v i="$it" -v t="$t1" '
-				BEGIN {
-					l = (2 * i * u - t) / (2 * i)
-					if (l <= 0) l = u
-					printf "%.2f", l
-				}')"
-		done
+		u=$(pingpong "$1" "$s" "$it")
+		[ -n "$u" ] || continue
+		put "$1" lat "$s" "$(awk -v u="$u" -v i="$it" -v t="$t1" '
+			BEGIN {
+				l = (2 * i * u - t) / (2 * i)
+				if (l <= 0) l = u
+				printf "%.2f", l
+			}')"
 	done
 }
 
@@ -244,19 +242,17 @@ ${CC:-cc} -O2 -o "$ppm" "$here/pp_median.c" -lfabric >"$tmp/ppm.log" 2>&1 ||
 median() { # PROV
 	[ -n "$ppm" ] || return
 	list=$(echo "$med_sizes" | tr ' ' ,)
-	for _ in $(seq 1 $reps); do
-		d=$(mktemp -d "$tmp/pm.XXXXXX")
-		on a timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
-			-I $med_iters >"$d/server" 2>&1 &
-		spid=$!
-		on b timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
-			-I $med_iters -c >"$d/client" 2>&1
-		wait "$spid"
-		# size median p10 p90 mean
-		awk '$1 ~ /^[0-9]+$/ { print $1, $2 }' "$d/client" |
-		while read -r s v; do
-			put "$1" med "$s" "$v"
-		done
+	d=$(mktemp -d "$tmp/pm.XXXXXX")
+	on a timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
+		-I $med_iters >"$d/server" 2>&1 &
+	spid=$!
+	on b timeout $tmo "$ppm" -p "$1" -d "$d" -S "$list" \
+		-I $med_iters -c >"$d/client" 2>&1
+	wait "$spid"
+	# size median p10 p90 mean
+	awk '$1 ~ /^[0-9]+$/ { print $1, $2 }' "$d/client" |
+	while read -r s v; do
+		put "$1" med "$s" "$v"
 	done
 }
 
@@ -301,10 +297,8 @@ ceiling() { # MTU
 }
 
 bandwidth() { # PROV
-	for _ in $(seq 1 $reps); do
-		bandwidth_once "$1" bw "$sizes"
-		bandwidth_once "$1" tbw "$tag_sizes" -m tagged
-	done
+	bandwidth_once "$1" bw "$sizes"
+	bandwidth_once "$1" tbw "$tag_sizes" -m tagged
 }
 
 # bandwidth_once PROV METRIC SIZES [ARGS...]: one ft_bw pair (ARGS to both
@@ -355,10 +349,8 @@ ft_latency() { # PROV
 	for s in $tag_sizes; do
 		it=$1
 		shift
-		for _ in $(seq 1 "$reps"); do
-			v=$(fabtests fi_rdm_pingpong "$fprov" "$s" "$it")
-			[ -n "$v" ] && put "$fprov" ftlat "$s" "${v#* }"
-		done
+		v=$(fabtests fi_rdm_pingpong "$fprov" "$s" "$it")
+		[ -n "$v" ] && put "$fprov" ftlat "$s" "${v#* }"
 	done
 }
 
@@ -367,10 +359,8 @@ ft_bandwidth() { # PROV
 	for s in $tag_sizes; do
 		w=$(ftbin_window "$s")
 		it=$(ftbin_iters "$s" "$w" "$ft_msgs" "$ft_bytes")
-		for _ in $(seq 1 "$reps"); do
-			v=$(fabtests fi_rdm_tagged_bw "$1" "$s" "$it" -W $w)
-			[ -n "$v" ] && put "$1" ftbw "$s" "${v% *}"
-		done
+		v=$(fabtests fi_rdm_tagged_bw "$1" "$s" "$it" -W $w)
+		[ -n "$v" ] && put "$1" ftbw "$s" "${v% *}"
 	done
 }
 
@@ -399,15 +389,17 @@ for where in $places; do
 	else
 		ceiling $lo_mtu
 	fi
-	for p in $avail; do
-		echo "# measuring $p ..." >&2
-		latency "$p"
-		median "$p"
-		bandwidth "$p"
-		if [ -n "$ft_dir" ]; then
-			ft_latency "$p"
-			ft_bandwidth "$p"
-		fi
+	for round in $(seq 1 "$reps"); do
+		for p in $avail; do
+			echo "# measuring $p (round $round of $reps) ..." >&2
+			latency "$p"
+			median "$p"
+			bandwidth "$p"
+			if [ -n "$ft_dir" ]; then
+				ft_latency "$p"
+				ft_bandwidth "$p"
+			fi
+		done
 	done
 done
 
@@ -460,7 +452,7 @@ for where in $places; do
 	fi
 done
 echo
-echo "# best of $reps runs each; uet/tcp and uet/rxd divide the uet column by the other"
+echo "# best of $reps runs each, taken round by round; uet/tcp and uet/rxd divide the uet column by the other"
 [ -n "$ppm" ] ||
 	echo "# no median table: pp_median.c did not build: $(head -n 1 "$tmp/ppm.log")"
 [ -n "$ucl" ] ||
