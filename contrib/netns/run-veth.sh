@@ -13,6 +13,10 @@
 #     one scheduler tick per window there;
 #   - Debian's fi_pingpong (it never yields) of 1 MiB, both peers on one
 #     CPU: uet must take no longer per transfer than tcp;
+#   - the same at 64 B, uet on one CPU against uet on two: each peer then
+#     waits while the other spins before it yields, and uet may take at
+#     most VETH_MAX_ONE_CPU times longer there (tcp is no yardstick: it
+#     waits a scheduler tick, 4 ms, per transfer);
 #   - below MTU 9000, fi_pingpong with FI_UET_MTU=9000: uet clamps its
 #     packets to the link and says so once in the log.
 # In a sanitizer build (ASan/UBSan slow uet, not libfabric's tcp) the runs
@@ -32,6 +36,9 @@
 #                   stall this test is for (4 ms idle per window) gave
 #                   0.03-0.25; the one-CPU runs, where it was worst,
 #                   hold the tighter VETH_MIN_RATIO
+#   VETH_MAX_ONE_CPU  most uet one-CPU / two-CPU fi_pingpong time at 64 B
+#                   (default 4: 53 us against 8 with a fixed 50 us spin
+#                   before each yield, 15 against 8 with the adaptive one)
 #   VETH_MTUS       the MTUs, in turn on the same veth (default "1500 9000")
 #   VETH_REPS       runs per number, the best one kept (default 2)
 #   VETH_BW_ITERS   ft_bw -I: windows of 32 messages at 64 KiB (default 100;
@@ -51,6 +58,7 @@ set -u
 
 min_ratio=${VETH_MIN_RATIO:-0.5}
 small_ratio=${VETH_MIN_RATIO_SMALL:-0.2}
+max_one_cpu=${VETH_MAX_ONE_CPU:-4}
 mtus=${VETH_MTUS:-1500 9000}
 reps=${VETH_REPS:-2}
 bw_iters=${VETH_BW_ITERS:-100}
@@ -71,10 +79,11 @@ skip() {
 	exit 77
 }
 
-for v in "$min_ratio" "$small_ratio"; do
+for v in "$min_ratio" "$small_ratio" "$max_one_cpu"; do
 	case $v in
 	'' | *[!0-9.]* | *.*.*) echo "FAIL: VETH_MIN_RATIO=$min_ratio," \
-		"VETH_MIN_RATIO_SMALL=$small_ratio: not numbers"; exit 1 ;;
+		"VETH_MIN_RATIO_SMALL=$small_ratio," \
+		"VETH_MAX_ONE_CPU=$max_one_cpu: not numbers"; exit 1 ;;
 	esac
 done
 for v in "$reps" "$bw_iters" "$tmo" "$budget"; do
@@ -142,10 +151,16 @@ for p in uet tcp; do
 		     "-t FI_EP_RDM' found nothing (FI_PROVIDER_PATH=$FI_PROVIDER_PATH)"
 done
 
-# Both peers on one CPU: the first this script may use (often 0).
-cpu=
+# Both peers on one CPU: the first this script may use (often 0); cpu2,
+# another one, if there is one (the 64 B check's two-CPU run).
+cpu= cpu2=
 if command -v taskset >/dev/null 2>&1; then
-	cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[^0-9].*//')
+	cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//')
+	cpu=$(echo "$cpus" | sed 's/[^0-9].*//')
+	# the second of a list such as 0-3 or 0,2: expand ranges, take two
+	cpu2=$(echo "$cpus" | tr , '\n' | awk -F- '
+		{ hi = NF > 1 ? $2 : $1; for (c = $1; c <= hi; c++) print c }' |
+		sed -n 2p)
 fi
 
 npass=0
@@ -282,6 +297,62 @@ check_pp_pinned() { # MTU
 	fi
 }
 
+# uet's fi_pingpong at 64 B with its server on CPU A and its client on
+# CPU B: usec per transfer ("n/a" when it failed).
+pp_small() { # A B
+	d=$(mktemp -d "$tmp/ppsmall.XXXXXX")
+	port=$(port_pick "$tb" exec "$name" a)
+	t=$(ptmo)
+	[ "$t" -lt 10 ] && { echo n/a; return; }
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env taskset -c "$1" \
+		fi_pingpong -p uet -e rdm -S 64 -I 2000 -B "$port" \
+		>"$d/server.log" 2>&1 &
+	spid=$!
+	port_held "$spid" "$port" -t "$tb" exec "$name" a || :
+	# shellcheck disable=SC2086
+	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env taskset -c "$2" \
+		fi_pingpong -p uet -e rdm -S 64 -I 2000 -P "$port" "$A" \
+		>"$d/client.log" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	[ $crc = 0 ] && [ $src = 0 ] || { echo n/a; return; }
+	awk '$1 == "64" && NF == 8 { print $7 }' "$d/client.log"
+}
+
+# Small transfers with both peers on one CPU: uet spins before it yields,
+# and the peer waits for that (a fixed 50 us spin made every one-way 53
+# us); its time there against its own on two CPUs, best of VETH_REPS.
+check_pp_small() { # MTU
+	t0=$(date +%s)
+	one= two=
+	for _ in $(seq 1 "$reps"); do
+		v=$(pp_small "$cpu" "$cpu")
+		one=$(best_of "$one" "$v")
+		v=$(pp_small "$cpu" "$cpu2")
+		two=$(best_of "$two" "$v")
+	done
+	q=$(ratio "$one" "$two")
+	line="fi_pingpong 64 B, MTU $1, uet on CPU $cpu: $one us, on CPUs $cpu and $cpu2: $two us, ratio $q (need <= $max_one_cpu)"
+	if awk -v q="$q" -v m="$max_one_cpu" \
+	     'BEGIN { exit !(q != "n/a" && q + 0 <= m + 0) }'; then
+		result "$line" PASS "$t0"
+	elif [ -n "$tool_env" ] && [ "$q" != n/a ]; then
+		result "$line" "PASS (ratio not held: sanitizer build)" "$t0"
+	else
+		result "$line" FAIL "$t0"
+	fi
+}
+
+# The lower of two usec values, either of which may be empty or n/a.
+best_of() { # A B
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || a == "n/a") print (b == "" ? "n/a" : b)
+		else if (b == "" || b == "n/a" || a + 0 <= b + 0) print a
+		else print b }'
+}
+
 # One ft_bw pair: appends "SIZE MB/s" lines to $tmp/KEY.PROV.SIZE;
 # returns non-zero (and leaves its logs in $tmp/bad) when it fails.
 bw_once() { # KEY PROV SIZES [taskset -c CPU]
@@ -404,6 +475,12 @@ for mtu in $mtus; do
 		continue
 	fi
 	check_pp_pinned "$mtu"
+	if [ -n "$cpu2" ]; then
+		check_pp_small "$mtu"
+	else
+		result "fi_pingpong 64 B, MTU $mtu, one CPU against two" \
+			"SKIP (one CPU)"
+	fi
 	t0=$(date +%s)
 	bw_runs "p$mtu" 64k taskset -c "$cpu"
 	check_bw "ft_bw 64 KiB, MTU $mtu, both on CPU $cpu" "p$mtu" \
