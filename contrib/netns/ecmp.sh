@@ -24,7 +24,10 @@
 # (FI_UET_LB; ECMP_LB="oblivious mixed" picks some), first on healthy
 # paths, then with path 1 at a quarter of RATE, then with path 1 cut
 # SECONDS/2 after the start; each line gives goodput, its share of the
-# capacity left, and whether the transfer completed.
+# capacity left, its share of what the paths left give one fixed port
+# each (the fixed port's healthy goodput per path: headers, ~7% at MTU
+# 1500, left out, so that only what spraying loses counts), and whether
+# the transfer completed.
 #
 # Addresses (inside these namespaces only): sender 10.253.0.1 on device
 # uet0, receiver 10.253.0.2 on uet0; path i: sender 10.254.i.1 - router
@@ -141,10 +144,13 @@ kbit() {
 }
 
 # One transfer: label, capacity left (kbit/s), env for both sides; the
-# cut (if any) happens at half time.
-measure() { # NAME LABEL CAP_KBIT CUT_PATH ENV...
-	name=$1 label=$2 cap=$3 cut=$4
-	shift 4
+# cut (if any) happens at half time. REF_KBIT (0: none) is what the paths
+# left could deliver as goodput, from the fixed port's healthy run: a
+# share of it leaves out what headers cost (one port gets ~93% of the
+# rate at MTU 1500) and counts only what spraying loses. Sets gp_kbit.
+measure() { # NAME LABEL CAP_KBIT CUT_PATH REF_KBIT ENV...
+	name=$1 label=$2 cap=$3 cut=$4 ref=$5
+	shift 5
 	dir=$(mktemp -d)
 	# ft_bw -I counts windows of 16 messages of 64 KiB
 	bytes=$((cap * 1000 / 8 * secs))
@@ -171,10 +177,13 @@ measure() { # NAME LABEL CAP_KBIT CUT_PATH ENV...
 	[ "$cut" != 0 ] && "$0" heal "$name" "$cut"
 	# the sender's timed goodput (MB/s column of its 64 KiB row)
 	mbs=$(awk '$1 == "65536" { v = $5 } END { print v + 0 }' "$dir/c.log")
-	awk -v l="$label" -v mbs="$mbs" -v cap="$cap" -v ok="$crc/$src" \
-	    'BEGIN { gp = mbs * 8 * 1000;	# kbit/s
-		printf "%-38s %6.0f Mbit/s %5.1f%% of %5.0f Mbit/s  %s\n",
-		    l, gp / 1000, 100 * gp / cap, cap / 1000,
+	gp_kbit=$(awk -v mbs="$mbs" 'BEGIN { printf "%.0f", mbs * 8 * 1000 }')
+	awk -v l="$label" -v gp="$gp_kbit" -v cap="$cap" -v ref="$ref" \
+	    -v ok="$crc/$src" \
+	    'BEGIN {
+		of = ref > 0 ? sprintf("%5.1f%%", 100 * gp / ref) : "     -"
+		printf "%-38s %6.0f Mbit/s %5.1f%% of %5.0f Mbit/s %s  %s\n",
+		    l, gp / 1000, 100 * gp / cap, cap / 1000, of,
 		    ok == "0/0" ? "completed" : "FAILED (" ok ")" }'
 	[ "$crc/$src" = 0/0 ] || { tail -n 5 "$dir/c.log" "$dir/s.log" >&2; }
 	rm -rf "$dir"
@@ -189,7 +198,10 @@ run() { # NAME
 	deg=$((r * (paths - 1) + r / 4))
 	left=$((r * (paths - 1)))
 	echo "ECMP over $paths paths of $(rate_of "$name"), ${secs}s transfers"
+	echo "(goodput, its share of the rate left, its share of the goodput" \
+	     "the paths left give one fixed port each)"
 	bits=${ECMP_BITS:-5} erun=${ECMP_RUN:-4}
+	g1=0
 	pols="fixed"
 	for lb in ${ECMP_LB:-single oblivious reps bitmap mixed}; do
 		pols="$pols $lb"
@@ -200,16 +212,25 @@ run() { # NAME
 		else
 			l="$lb, $((1 << bits)) ports" e="FI_UET_LB=$lb" one=
 		fi
+		# what the paths give one fixed port each: all, path 1 at a
+		# quarter, path 1 gone (g1: the fixed port's healthy goodput)
+		if [ -n "$one" ]; then
+			rf=0 rd=0 rl=0
+		else
+			rf=$((g1 * paths)) rd=$((g1 * (paths - 1) + g1 / 4))
+			rl=$((g1 * (paths - 1)))
+		fi
 		# shellcheck disable=SC2086
-		measure "$name" "healthy, $l" "${one:-$full}" 0 \
+		measure "$name" "healthy, $l" "${one:-$full}" 0 "$rf" \
 			FI_UET_ENTROPY_BITS=$bits FI_UET_ENTROPY_RUN=$erun $e
+		[ -n "$one" ] && g1=$gp_kbit
 		"$0" degrade "$name" 1 "$((r / 4))kbit"
 		# shellcheck disable=SC2086
-		measure "$name" "path 1 at 1/4, $l" "${one:-$deg}" 0 \
+		measure "$name" "path 1 at 1/4, $l" "${one:-$deg}" 0 "$rd" \
 			FI_UET_ENTROPY_BITS=$bits FI_UET_ENTROPY_RUN=$erun $e
 		"$0" heal "$name" 1
 		# shellcheck disable=SC2086
-		measure "$name" "path 1 cut midway, $l" "${one:-$left}" 1 \
+		measure "$name" "path 1 cut midway, $l" "${one:-$left}" 1 "$rl" \
 			FI_UET_ENTROPY_BITS=$bits FI_UET_ENTROPY_RUN=$erun $e
 	done
 }
