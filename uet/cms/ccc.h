@@ -57,6 +57,9 @@ struct uet_nscc {
 	int64_t cwnd, max_wnd;
 	int64_t saved_cwnd;
 	uet_time base_rtt;
+	uet_time ref_rtt;		/* the configured one (or the
+					 * reference): the fabric's, not
+					 * this path's */
 	uet_time avg_delay;
 	uet_time fast_delay;		/* a quick average: has the queue
 					 * drained? (small windows) */

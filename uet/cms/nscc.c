@@ -38,17 +38,29 @@
  *   RTT (above, they take a packet off, half the window at most: the
  *   spec's floor of one packet, approached in small steps, was never
  *   reached), and quick adapt never raises it;
- * - below 4 packets (an incast of some 20 senders or more) an ACK or a
- *   NACK moves the window by little: a cut by 0.3 of what the rules say,
- *   a rise by 0.5% at most below 2 packets and 1% above, plus 0.08% per
- *   base RTT since the ACK before (the same growth per unit of time for
- *   every flow, AIMD's fairness), up to 5% more per base RTT while a
- *   quick delay average is under the target (from one packet up; when
- *   flows leave, the others must grow at once), 25% on a sample that
- *   says the queue is empty (from half a packet up), 50% once the
- *   quick average says it has drained; no eta. There every ACK is a
- *   flip between a cut and a rise of up to 45% (the spec's steps for a
- *   one-packet window); the flows drifted apart and the queue sat high;
+ * - an ACK or a NACK moves any window by little: a cut by 0.3 of what
+ *   the rules say (0.5 for a NACK from 4 packets up), a rise by 0.5% at
+ *   most below 2 packets and 1% of a packet above, plus 0.08% per base
+ *   RTT since the ACK before (the same growth per unit of time for every
+ *   flow, AIMD's fairness), up to 5% more per base RTT while a quick
+ *   delay average is under the target (from one packet up; when flows
+ *   leave, the others must grow at once), 25% on a sample that says the
+ *   queue is empty (from half a packet up; half a packet per ACK above
+ *   one), 50% once the quick average says it has drained (a packet per
+ *   ACK above one); no eta. Above one packet a window of w packets gets
+ *   w ACKs per RTT: the caps are a one-packet window's in bytes, so that
+ *   every window rises by the same share of itself per RTT. For a
+ *   one-packet window the spec's steps flip every ACK between a cut and
+ *   a rise of up to 45%: the flows drifted apart and the queue sat high.
+ *   These steps once held only below 4 packets; on a fat tree, where
+ *   32 senders' shares (4.7 packets) straddle that line, the flows
+ *   under it climbed by 1% per ACK while those above took the spec's
+ *   additive rises, and the windows split in two (Jain 0.43, 1.22 x
+ *   ideal; now 0.79, 1.05);
+ * - the flow-scaling range is in the configured base RTT, not the
+ *   path's: with every window on the same rules, a sender near the
+ *   receiver (its base RTT a third of the far ones') had a lower target
+ *   at the same window and starved;
  * - below a packet the decrease reads a quick delay average (weight
  *   1/4) more than the slow one, all of it at MTU / 8: at 1023 senders
  *   a flow gets an ACK every 80 us, and the slow average lagged the
@@ -76,14 +88,18 @@
 #define NSCC_FS_MIN_DIV		4		/* ... reached at MTU / 4 */
 #define NSCC_MIN_WND_DIV	128		/* smallest window: MTU / 128 */
 #define NSCC_INIT_DIV		6		/* first window: max_wnd / 6 */
-#define NSCC_SMALL_PKTS		4		/* small windows: below 4 MTUs */
-#define NSCC_SMALL_CUT		0.3		/* ... cut by this of the rules' */
-#define NSCC_SMALL_RISE		0.005		/* ... rise by at most this */
-#define NSCC_SMALL_RISE2	0.01		/* ... from 2 MTUs */
+#define NSCC_SMALL_CUT		0.3		/* a cut: this of the rules' */
+#define NSCC_TRIM_CUT_PKTS	4		/* ... a NACK's from 4 MTUs ... */
+#define NSCC_TRIM_CUT		0.5		/* ... this of it */
+#define NSCC_SMALL_RISE		0.005		/* a rise: at most this per ACK */
+#define NSCC_SMALL_RISE2	0.01		/* ... from 2 MTUs; above one
+						 * MTU, of one MTU */
 #define NSCC_RISE_PER_RTT	0.0008		/* ... plus this per base RTT
 						 * since the last ACK */
 #define NSCC_RISE_GAP_MAX	64		/* ... counting 64 at most */
 #define NSCC_DRAINED_RISE	0.5		/* ... or this, the queue drained */
+#define NSCC_DRAINED_PKTS	1.0		/* ... above one MTU: this many
+						 * MTUs per ACK */
 #define NSCC_DRAINED		0.45		/* drained: below this x target */
 #define NSCC_RISE_UNDER		0.05		/* ... plus this per base
 						 * RTT x how far the quick
@@ -96,6 +112,8 @@
 #define NSCC_EMPTY_RISE		0.25		/* ... a small window's rise
 						 * capped at this at least ... */
 #define NSCC_EMPTY_MIN_DIV	2		/* ... from MTU / 2 */
+#define NSCC_EMPTY_PKTS		0.5		/* ... above one MTU: this many
+						 * MTUs per ACK */
 #define NSCC_FAST_EWMA_DIV	4		/* the quick delay average */
 #define NSCC_PACE_PKTS		2		/* paced below 2 MTUs */
 #define NSCC_PACE_GAIN		0.25		/* the last sample's share */
@@ -136,6 +154,7 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 	s->sub_cut_at = UET_TIME_NONE;
 	s->last_ack_at = UET_TIME_NONE;
 	s->base_rtt = rtt;
+	s->ref_rtt = rtt;
 	s->probe = c->cfg->base_rtt ? UET_NSCC_PROBE_NONE :
 				      UET_NSCC_PROBE_WANT;
 	s->probe_at = UET_TIME_NONE;
@@ -192,7 +211,10 @@ static double nscc_sqrt(double x)
 
 /* The target for this window: target_qdelay plus up to NSCC_FS_RANGE
  * base RTTs as the window shrinks from max_wnd to MTU / NSCC_FS_MIN_DIV,
- * in 1/sqrt(window). */
+ * in 1/sqrt(window). The configured base RTT, as for target_qdelay: the
+ * flows share one queue, and on a fat tree a sender near the receiver
+ * (its own base RTT a third of the others') had a lower target at the
+ * same window and starved. */
 static uet_time nscc_target(const struct uet_nscc *s)
 {
 	double x = 1.0 / nscc_sqrt((double)s->cwnd / (double)s->mtu);
@@ -202,7 +224,7 @@ static uet_time nscc_target(const struct uet_nscc *s)
 
 	f = f < 0 ? 0 : f > 1 ? 1 : f;
 	return s->target_qdelay +
-	       (uet_time)(NSCC_FS_RANGE * f * (double)s->base_rtt);
+	       (uet_time)(NSCC_FS_RANGE * f * (double)s->ref_rtt);
 }
 
 /* A trim or a loss: a packet off the window, half of it at most (the
@@ -244,11 +266,6 @@ static void nscc_update_delay(struct uet_nscc *s, uet_time delay)
 				   f / NSCC_FAST_EWMA_DIV);
 }
 
-static bool nscc_small(const struct uet_nscc *s, int64_t cwnd)
-{
-	return cwnd < NSCC_SMALL_PKTS * s->mtu;
-}
-
 /* A sample that says the queue is empty: the bottleneck idles, or is
  * about to. */
 static bool nscc_empty(const struct uet_nscc *s, uet_time delay)
@@ -277,37 +294,47 @@ static double nscc_rise_under(const struct uet_nscc *s, int64_t w0)
 	return b * NSCC_RISE_UNDER * u;
 }
 
-/* A window below NSCC_SMALL_PKTS moves by little per event: what the
- * rules took off, scaled down; what they added, capped (more once the
- * queue has drained, so that the last senders of an incast fill the
- * link). The cap grows with the time since the ACK before: a flow with
- * few ACKs gains as much per unit of time as one with many, so that the
- * larger flows, which see more marked ACKs, lose ground. A sample that
- * says the queue is empty lets a window from MTU / 2 up rise by a
- * quarter: the quick average lags a queue that leaving flows emptied.
- * w0: the window before the event; empty: an ACK's sample says so. */
-static void nscc_small_step(struct uet_ccc *c, int64_t w0, bool empty)
+/* Every window moves by little per event: what the rules took off,
+ * scaled down; what they added, capped (more once the queue has
+ * drained, so that the last senders of an incast fill the link). The
+ * cap grows with the time since the ACK before: a flow with few ACKs
+ * gains as much per unit of time as one with many, so that the larger
+ * flows, which see more marked ACKs, lose ground. A sample that says
+ * the queue is empty lets a window from MTU / 2 up rise by a quarter:
+ * the quick average lags a queue that leaving flows emptied. Above one
+ * packet the caps per ACK are those of a one-packet window, in bytes
+ * (a window of w packets gets w ACKs per RTT: the same share of it per
+ * RTT, not w times that), the drained and empty ones doubled there.
+ * A NACK from NSCC_TRIM_CUT_PKTS up takes NSCC_TRIM_CUT of what the
+ * rules say. w0: the window before the event; empty: an ACK's sample
+ * says so; nack: the event is a NACK. */
+static void nscc_small_step(struct uet_ccc *c, int64_t w0, bool empty,
+			    bool nack)
 {
 	struct uet_nscc *s = &c->nscc;
-	double rise = w0 < 2 * s->mtu ? NSCC_SMALL_RISE : NSCC_SMALL_RISE2;
+	double one = w0 > s->mtu ? (double)s->mtu / (double)w0 : 1.0;
+	double rise = (w0 < 2 * s->mtu ? NSCC_SMALL_RISE : NSCC_SMALL_RISE2) *
+		      one;
 	double gap = (double)s->ack_gap / (double)s->base_rtt;
+	double cut = nack && w0 >= NSCC_TRIM_CUT_PKTS * s->mtu ?
+		     NSCC_TRIM_CUT : NSCC_SMALL_CUT;
 
 	if (gap > NSCC_RISE_GAP_MAX)
 		gap = NSCC_RISE_GAP_MAX;
 	rise += (NSCC_RISE_PER_RTT + nscc_rise_under(s, w0)) * gap;
 
-	if (!nscc_small(s, w0) || s->cwnd == w0)
+	if (s->cwnd == w0)
 		return;
 	if (s->cwnd < w0) {
-		nscc_set(c, w0 - (int64_t)(NSCC_SMALL_CUT *
-					   (double)(w0 - s->cwnd)));
+		nscc_set(c, w0 - (int64_t)(cut * (double)(w0 - s->cwnd)));
 		return;
 	}
 	if ((double)s->fast_delay < NSCC_DRAINED * (double)s->tq)
-		rise = NSCC_DRAINED_RISE;
+		rise = w0 > s->mtu ? NSCC_DRAINED_PKTS * one :
+				     NSCC_DRAINED_RISE;
 	else if (empty && w0 >= s->mtu / NSCC_EMPTY_MIN_DIV &&
 		 rise < NSCC_EMPTY_RISE)
-		rise = NSCC_EMPTY_RISE;
+		rise = w0 > s->mtu ? NSCC_EMPTY_PKTS * one : NSCC_EMPTY_RISE;
 	if (s->cwnd > w0 + (int64_t)(rise * (double)w0))
 		nscc_set(c, w0 + (int64_t)(rise * (double)w0));
 }
@@ -422,12 +449,9 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
 	int64_t w = s->cwnd +
 		    (int64_t)(sub * sub * s->inc_bytes / (double)s->cwnd);
 
-	if (now - s->last_adjust_time >= s->base_rtt) {
-		/* no eta for a small window: an increase on every ACK */
-		if (!s->rcv_limit && !nscc_small(s, s->cwnd))
-			w += (int64_t)(sub * s->eta);
+	/* no eta: every ACK's rise is capped (nscc_small_step) */
+	if (now - s->last_adjust_time >= s->base_rtt)
 		s->last_adjust_time = now;
-	}
 	nscc_set(c, w);
 	s->inc_bytes = 0;
 	s->received_bytes = 0;
@@ -539,7 +563,7 @@ void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)
 	w0 = s->cwnd;
 	nscc_ack_rules(c, a);
 	nscc_small_step(c, w0, a->rtt != UET_TIME_NONE &&
-			       nscc_empty(s, s->last_delay));
+			       nscc_empty(s, s->last_delay), false);
 }
 
 static void nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
@@ -571,7 +595,7 @@ void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes,
 	int64_t w0 = c->nscc.cwnd;
 
 	nscc_on_nack(c, bytes, why, ecn, rtt, now);
-	nscc_small_step(c, w0, false);
+	nscc_small_step(c, w0, false, true);
 }
 
 void uet_nscc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
