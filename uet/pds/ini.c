@@ -1460,8 +1460,11 @@ bool uet_ini_resend(struct uet_pds *pds, struct uet_pdc *pdc, uint32_t psn,
 		pdc->ccc->ops->on_loss(pdc->ccc, e->size, e->sent_at, now);
 		ini_feed(pdc, e, UET_LB_LOSS, now);
 	} else if (e->fl & UET_RTB_FLIGHT) {
+		uet_time rtt = !e->retx && !e->ghost && e->tx_at <= now ?
+			       now - e->tx_at : UET_TIME_NONE;
+
 		pdc->ccc->ops->on_nack(pdc->ccc, e->size, ini_nack_why(code),
-				       ecn, UET_TIME_NONE, now);
+				       ecn, rtt, now);
 	}
 	/* Trimmed on the way: that path is congested (not at the last
 	 * hop, which every path shares). */

@@ -311,3 +311,45 @@ Test(rtt, nscc_no_probe_with_a_configured_base_rtt)
 	cr_assert_eq(probes, 0);
 	cr_assert_eq(b, 2 * PROBE_HOP, "lowered by the data's samples");
 }
+
+/* The base RTT NSCC reads for the queueing delay: configured for the
+ * fabric's longest path, it comes down as samples show this path
+ * shorter. A NACK of a copy sent once times that copy: the trimmed
+ * header went the whole way, ahead of the queue that trimmed it. On a
+ * fat tree the senders nearest the receiver, whose NACKs were their only
+ * news for the first round trips, otherwise kept the longest path's RTT,
+ * read too little delay and took the link (cms/README.md). */
+static uet_time nscc_base_rtt(unsigned node)
+{
+	struct uet_cc_info ci[2];
+
+	cr_assert_eq(uet_fep_cc_info(T.h.node[node].fep, ci, 2), 1);
+	return ci[0].base_rtt;
+}
+
+Test(rtt, nack_of_a_packet_sent_once_lowers_the_base_rtt)
+{
+	struct uet_mem_impair imp = { .trim_mask = 1,
+				      .delay = 50 * UET_USEC };
+	struct uet_fep_config c = t_cfg();
+	uet_time t0;
+
+	c.cca = UET_CCA_NSCC;
+	c.trimming = true;
+	c.base_rtt = 1 * UET_MSEC;
+	t_init(2, &c, NULL);
+	t_impair(1, &imp);
+	t0 = T.h.now;
+	t_send(0, 1, T_SEG);
+	cr_assert_eq(nscc_base_rtt(0), c.base_rtt);
+	/* 50 us on the way in, none back: the NACK is here after 50 us,
+	 * the resend's ACK after 100 */
+	t_run_quiet(t0 + 75 * UET_USEC);
+	cr_assert_eq(t_stats(0).retx_nack, 1, "the trim was not NACKed");
+	cr_assert_eq(t_stats(1).acks_tx, 0, "no ACK yet");
+	cr_assert(nscc_base_rtt(0) >= 50 * UET_USEC &&
+		  nscc_base_rtt(0) < 60 * UET_USEC,
+		  "base RTT %lu ns after the NACK",
+		  (unsigned long)nscc_base_rtt(0));
+	t_run_done(T.h.now + T_LIMIT);
+}
