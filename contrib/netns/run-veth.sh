@@ -153,7 +153,7 @@ done
 
 # Both peers on one CPU: the first this script may use (often 0); cpu2,
 # another one, if there is one (the 64 B check's two-CPU run).
-cpu= cpu2=
+cpu='' cpu2=''
 if command -v taskset >/dev/null 2>&1; then
 	cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//')
 	cpu=$(echo "$cpus" | sed 's/[^0-9].*//')
@@ -202,14 +202,16 @@ logs() { # DIR...
 . "$here/../port.sh"
 
 # One Debian fi_pingpong pair, server in a, client in b, logs in DIR.
-# PREFIX (words, may be empty) goes before fi_pingpong, e.g. "taskset -c
-# 0" or "FI_UET_MTU=9000"; ARGS are fi_pingpong's. It takes a fixed port,
-# so the client starts once the server listens. Returns 0 when both sides
-# exited 0 (pp_src, pp_crc: their exit codes; 124 = timeout).
-pp_pair() { # DIR PREFIX ARGS...
+# PREFIX_A and PREFIX_B (words, may be empty) go before the server's and
+# the client's fi_pingpong, e.g. "taskset -c 0" or "FI_UET_MTU=9000";
+# ARGS are fi_pingpong's. It takes a fixed port, so the client starts
+# once the server listens. Returns 0 when both sides exited 0 (pp_src,
+# pp_crc: their exit codes; 124 = timeout).
+pp_pair() { # DIR PREFIX_A PREFIX_B ARGS...
 	d=$1
-	prefix=$2
-	shift 2
+	prefix_a=$2
+	prefix_b=$3
+	shift 3
 	t=$(ptmo)
 	if [ "$t" -lt 10 ]; then
 		echo "not run: the ${budget} s budget is spent" >"$d/budget.log"
@@ -218,13 +220,13 @@ pp_pair() { # DIR PREFIX ARGS...
 	fi
 	port=$(port_pick "$tb" exec "$name" a)
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env $prefix \
+	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env $prefix_a \
 		fi_pingpong "$@" -B "$port" >"$d/server.log" 2>&1 &
 	spid=$!
 	# a server that died shows in its exit code below
 	port_held "$spid" "$port" -t "$tb" exec "$name" a || :
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env $prefix \
+	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env $prefix_b \
 		fi_pingpong "$@" -P "$port" "$A" >"$d/client.log" 2>&1
 	pp_crc=$?
 	wait "$spid"
@@ -237,7 +239,7 @@ check_pingpong() { # MTU
 	pname="fi_pingpong -p uet -e rdm -S all -I 10 -c, MTU $1"
 	d=$(mktemp -d "$tmp/pp.XXXXXX")
 	t0=$(date +%s)
-	pp_pair "$d" "" -p uet -e rdm -S all -I 10 -c
+	pp_pair "$d" "" "" -p uet -e rdm -S all -I 10 -c
 	# bytes #sent #ack total time MB/sec usec/xfer Mxfers/sec
 	rows=$(awk '$1 ~ /^[0-9]/ && NF == 8 { n++; last = $1 }
 		END { if (n) printf "%d sizes, 0 to %s bytes", n, last }' \
@@ -259,7 +261,8 @@ check_mtu_clamp() { # MTU
 	pname="FI_UET_MTU=9000 over MTU $1: fi_pingpong 1 MiB, clamped and said"
 	d=$(mktemp -d "$tmp/clamp.XXXXXX")
 	t0=$(date +%s)
-	pp_pair "$d" "FI_UET_MTU=9000 FI_LOG_LEVEL=warn" -p uet -e rdm \
+	pp_pair "$d" "FI_UET_MTU=9000 FI_LOG_LEVEL=warn" \
+		"FI_UET_MTU=9000 FI_LOG_LEVEL=warn" -p uet -e rdm \
 		-S 1048576 -I 5 -c
 	said=$(grep -c "FI_UET_MTU=9000 does not fit interface $dev (MTU $1)" \
 		"$d/client.log")
@@ -272,22 +275,22 @@ check_mtu_clamp() { # MTU
 	fi
 }
 
-# Debian's fi_pingpong, which polls without ever yielding, 1 MiB with both
-# peers on one CPU: usec per transfer of PROV on stdout ("n/a" when it
-# failed).
-pp_pinned() { # PROV
+# Debian's fi_pingpong (it polls without ever yielding) of PROV, one
+# SIZE, ITERS round trips, its server on CPU A and its client on CPU B:
+# usec per transfer on stdout ("n/a" when it failed).
+pp_usec() { # PROV SIZE ITERS A B
 	d=$(mktemp -d "$tmp/ppcpu.XXXXXX")
-	pp_pair "$d" "taskset -c $cpu" -p "$1" -e rdm -S 1048576 -I 10 ||
-		{ echo n/a; return; }
-	awk '$1 == "1m" && NF == 8 { print $7 }' "$d/client.log"
+	pp_pair "$d" "taskset -c $4" "taskset -c $5" -p "$1" -e rdm -S "$2" \
+		-I "$3" || { echo n/a; return; }
+	awk '$1 ~ /^[0-9]/ && NF == 8 { print $7 }' "$d/client.log"
 }
 
 # The stall itself: uet must not take longer than tcp per 1 MiB transfer
 # when the peers share a CPU (4 ms a window made it 6x slower).
 check_pp_pinned() { # MTU
 	t0=$(date +%s)
-	u=$(pp_pinned uet)
-	c=$(pp_pinned tcp)
+	u=$(pp_usec uet 1048576 10 "$cpu" "$cpu")
+	c=$(pp_usec tcp 1048576 10 "$cpu" "$cpu")
 	q=$(ratio "$u" "$c")
 	line="fi_pingpong 1 MiB, MTU $1, both on CPU $cpu: uet $u us, tcp $c us, uet/tcp $q (need <= 1)"
 	if awk -v q="$q" 'BEGIN { exit !(q != "n/a" && q + 0 <= 1) }'; then
@@ -297,40 +300,16 @@ check_pp_pinned() { # MTU
 	fi
 }
 
-# uet's fi_pingpong at 64 B with its server on CPU A and its client on
-# CPU B: usec per transfer ("n/a" when it failed).
-pp_small() { # A B
-	d=$(mktemp -d "$tmp/ppsmall.XXXXXX")
-	port=$(port_pick "$tb" exec "$name" a)
-	t=$(ptmo)
-	[ "$t" -lt 10 ] && { echo n/a; return; }
-	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" a env $tool_env taskset -c "$1" \
-		fi_pingpong -p uet -e rdm -S 64 -I 2000 -B "$port" \
-		>"$d/server.log" 2>&1 &
-	spid=$!
-	port_held "$spid" "$port" -t "$tb" exec "$name" a || :
-	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env taskset -c "$2" \
-		fi_pingpong -p uet -e rdm -S 64 -I 2000 -P "$port" "$A" \
-		>"$d/client.log" 2>&1
-	crc=$?
-	wait "$spid"
-	src=$?
-	[ $crc = 0 ] && [ $src = 0 ] || { echo n/a; return; }
-	awk '$1 == "64" && NF == 8 { print $7 }' "$d/client.log"
-}
-
 # Small transfers with both peers on one CPU: uet spins before it yields,
 # and the peer waits for that (a fixed 50 us spin made every one-way 53
 # us); its time there against its own on two CPUs, best of VETH_REPS.
 check_pp_small() { # MTU
 	t0=$(date +%s)
-	one= two=
+	one='' two=''
 	for _ in $(seq 1 "$reps"); do
-		v=$(pp_small "$cpu" "$cpu")
+		v=$(pp_usec uet 64 2000 "$cpu" "$cpu")
 		one=$(best_of "$one" "$v")
-		v=$(pp_small "$cpu" "$cpu2")
+		v=$(pp_usec uet 64 2000 "$cpu" "$cpu2")
 		two=$(best_of "$two" "$v")
 	done
 	q=$(ratio "$one" "$two")
