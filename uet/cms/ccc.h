@@ -57,9 +57,6 @@ struct uet_nscc {
 	int64_t cwnd, max_wnd;
 	int64_t saved_cwnd;
 	uet_time base_rtt;
-	uet_time ref_rtt;		/* the configured one (or the
-					 * reference): the fabric's, not
-					 * this path's */
 	uet_time avg_delay;
 	uet_time fast_delay;		/* a quick average: has the queue
 					 * drained? (small windows) */
@@ -75,7 +72,7 @@ struct uet_nscc {
 	uet_time last_ack_at, ack_gap;	/* the last ACK, the time before it */
 	/* derived once (UE 1.0 §3.6.13.3) */
 	uet_time target_qdelay, qa_threshold;
-	double alpha, fi, eta, fi_scale;
+	double alpha, fi, fi_scale;
 	int64_t mtu;
 	int64_t min_wnd;		/* below one packet: paced */
 	/* Base-RTT probe (UE 1.0 §3.6.13.7), when the configuration gives

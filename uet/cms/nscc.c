@@ -20,7 +20,7 @@
  * - the first window is max_wnd / 6 (a quarter of a BDP, not 1.5 BDP):
  *   N senders at once trim less and lose fewer headers, for a few RTTs
  *   more of fast increase when a sender is alone;
- * - gentler steps both ways: gamma 0.4 (not 0.8) and alpha, eta and fi
+ * - gentler steps both ways: gamma 0.4 (not 0.8) and alpha and fi
  *   halved: the same balance, half the swing of every window (at 128
  *   senders each ACK moved it by 40%, and the rates with it);
  * - the target grows as the window shrinks, by up to 0.12 base RTT
@@ -82,7 +82,7 @@
 #define NSCC_NO_DELAY		(1 * UET_USEC)
 #define NSCC_ADJUST_PKTS	8
 #define NSCC_TARGET_TRIM	0.3		/* x base RTT, if trimming */
-#define NSCC_GAIN		0.5		/* alpha, eta, fi: x this */
+#define NSCC_GAIN		0.5		/* alpha and fi: x this */
 #define NSCC_FI_MTUS		0.5		/* fair increase, x scaling_a */
 #define NSCC_FS_RANGE		0.12		/* flow scaling, x base RTT */
 #define NSCC_FS_MIN_DIV		4		/* ... reached at MTU / 4 */
@@ -141,10 +141,16 @@ static int64_t nscc_max_wnd(const struct uet_ccc *c, uet_time base_rtt)
 	return nscc_max64((int64_t)(1.5 * bdp), c->mtu);
 }
 
+/* The fabric's base RTT: the configured one, else the reference. */
+static uet_time nscc_ref_rtt(const struct uet_ccc *c)
+{
+	return c->cfg->base_rtt ? c->cfg->base_rtt : NSCC_REF_RTT;
+}
+
 void uet_nscc_init(struct uet_ccc *c, uet_time now)
 {
 	struct uet_nscc *s = &c->nscc;
-	uet_time rtt = c->cfg->base_rtt ? c->cfg->base_rtt : NSCC_REF_RTT;
+	uet_time rtt = nscc_ref_rtt(c);
 	double bdp = (double)c->cfg->link_bps / 8.0 * (double)rtt /
 		     (double)UET_SEC;
 	double scaling_a, scaling_b;
@@ -154,7 +160,6 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 	s->sub_cut_at = UET_TIME_NONE;
 	s->last_ack_at = UET_TIME_NONE;
 	s->base_rtt = rtt;
-	s->ref_rtt = rtt;
 	s->probe = c->cfg->base_rtt ? UET_NSCC_PROBE_NONE :
 				      UET_NSCC_PROBE_WANT;
 	s->probe_at = UET_TIME_NONE;
@@ -170,7 +175,6 @@ void uet_nscc_init(struct uet_ccc *c, uet_time now)
 	s->alpha = NSCC_GAIN * 4.0 * scaling_a * scaling_b * (double)s->mtu /
 		   (double)s->target_qdelay;
 	s->fi = NSCC_GAIN * NSCC_FI_MTUS * (double)s->mtu * scaling_a;
-	s->eta = NSCC_GAIN * 0.15 * (double)s->mtu * scaling_a;
 	s->fi_scale = 0.25 * scaling_a;
 	s->last_adjust_time = s->last_dec_time = now;
 	s->qa_endtime = 0;
@@ -215,8 +219,9 @@ static double nscc_sqrt(double x)
  * flows share one queue, and on a fat tree a sender near the receiver
  * (its own base RTT a third of the others') had a lower target at the
  * same window and starved. */
-static uet_time nscc_target(const struct uet_nscc *s)
+static uet_time nscc_target(const struct uet_ccc *c)
 {
+	const struct uet_nscc *s = &c->nscc;
 	double x = 1.0 / nscc_sqrt((double)s->cwnd / (double)s->mtu);
 	double lo = 1.0 / nscc_sqrt((double)s->max_wnd / (double)s->mtu);
 	double hi = nscc_sqrt((double)NSCC_FS_MIN_DIV);
@@ -224,7 +229,7 @@ static uet_time nscc_target(const struct uet_nscc *s)
 
 	f = f < 0 ? 0 : f > 1 ? 1 : f;
 	return s->target_qdelay +
-	       (uet_time)(NSCC_FS_RANGE * f * (double)s->ref_rtt);
+	       (uet_time)(NSCC_FS_RANGE * f * (double)nscc_ref_rtt(c));
 }
 
 /* A trim or a loss: a packet off the window, half of it at most (the
@@ -528,7 +533,7 @@ static void nscc_ack_rules(struct uet_ccc *c, const struct uet_cc_ack *a)
 		 * the link a third idle). */
 		delay = s->avg_delay;
 	}
-	s->tq = nscc_target(s);
+	s->tq = nscc_target(c);
 	if (nscc_quick_adapt(c, false, a->ecn, delay, a->now))
 		return;
 	if (a->ecn) {
