@@ -86,7 +86,7 @@ run() {
 	if [ $crc != 0 ] || [ $src != 0 ]; then
 		echo "# $1 $2: failed:" >&2
 		sed 's/^/#   /' "$d/client.log" "$d/server.log" >&2
-		continue
+		return
 	fi
 	awk 'NF == 6 && $1 ~ /^[0-9]+$/ { print $1, $5 }' \
 		"$d/client.log" >>"$tmp/$(key "$1").$2"
