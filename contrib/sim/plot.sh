@@ -41,8 +41,13 @@ set xlabel "time ($unit)"
 
 set output "$dir/queue.$ext"
 set ylabel "bottleneck queue (BDP)"
+set y2label "wire busy"
+set y2range [0:1.1]
+set y2tics
+set ytics nomirror
 plot "$dir/queue.dat" using (\$1/$div):3 with lines lc rgb "#aaaaaa" title "peak per bin", \
-     "" using (\$1/$div):2 with lines lw 2 lc rgb "#1f77b4" title "average per bin"
+     "" using (\$1/$div):2 with lines lw 2 lc rgb "#1f77b4" title "average per bin", \
+     "" using (\$1/$div):6 axes x1y2 with lines dt 2 lc rgb "#2ca02c" title "wire busy (right axis)"
 
 set output "$dir/rate.$ext"
 set ylabel "goodput per flow (Gb/s)"

@@ -207,3 +207,34 @@ Test(incast, engine_refusal_is_reported)
 	cr_assert_neq(s->open_err, 0);
 	uet_sim_destroy(s);
 }
+
+/* The busy column: the watched wire's share of each bin. One sender
+ * with a window of a fifth of a BDP keeps it a fifth busy; with a full
+ * BDP, all of it. Middle bins only: the first holds the first packet's
+ * way in, the last the tail. */
+static double mid_busy(unsigned window)
+{
+	struct uet_sim_config c = small(1, 8 << 20);
+	struct uet_sim_result r;
+	struct uet_sim *s;
+	double sum = 0;
+	size_t i, n = 0;
+
+	c.window = window;
+	s = run(&c, &r);
+	all_delivered(s, &r);
+	cr_assert_gt(s->metric.nq, 100);
+	for (i = s->metric.nq / 4; i < 3 * s->metric.nq / 4; i++, n++)
+		sum += s->metric.qbusy[i];
+	uet_sim_destroy(s);
+	return sum / (double)n;
+}
+
+Test(incast, busy_share_follows_the_window)
+{
+	double full = mid_busy(0), fifth = mid_busy(10);
+
+	cr_assert(full > 0.97 && full < 1.02, "a BDP of window: %.3f", full);
+	cr_assert(fifth > 0.17 && fifth < 0.23, "10 of ~50 packets: %.3f",
+		  fifth);
+}

@@ -21,6 +21,7 @@ void uet_metric_fini(struct uet_metric *m)
 {
 	free(m->qavg);
 	free(m->qmax);
+	free(m->qbusy);
 	free(m->good);
 	memset(m, 0, sizeof(*m));
 }
@@ -31,10 +32,17 @@ void uet_metric_sample(struct uet_metric *m, struct uet_link *l, uet_ps now)
 		m->capq = m->capq ? 2 * m->capq : 1024;
 		m->qavg = uet_sim_realloc(m->qavg, m->capq * sizeof(*m->qavg));
 		m->qmax = uet_sim_realloc(m->qmax, m->capq * sizeof(*m->qmax));
+		m->qbusy = uet_sim_realloc(m->qbusy,
+					   m->capq * sizeof(*m->qbusy));
 	}
 	uet_link_account(l, now);
 	m->qavg[m->nq] = (l->area - m->qarea_last) / (double)m->qbin;
 	m->qmax[m->nq] = l->bin_peak;
+	/* Frames count when their last bit leaves: a share, not exact. */
+	m->qbusy[m->nq] = (double)(l->tx_bytes - m->qtx_last) * 8.0 /
+			  (double)l->cfg.bps /
+			  ((double)m->qbin / (double)UET_PS_SEC);
+	m->qtx_last = l->tx_bytes;
 	m->nq++;
 	m->qarea_last = l->area;
 	l->bin_peak = uet_link_queued(l);
@@ -144,14 +152,14 @@ static int write_queue(const struct uet_sim *s, const char *dir)
 	if (!f)
 		return -1;
 	fprintf(f, "# watched queue (link %u into host %u), BDP = %llu bytes\n"
-		"# t_us avg_bdp max_bdp avg_bytes max_bytes\n", m->qlink,
+		"# t_us avg_bdp max_bdp avg_bytes max_bytes busy\n", m->qlink,
 		s->topo.links[m->qlink].to, (unsigned long long)s->bdp);
 	for (i = 0; i < m->nq; i++)
-		fprintf(f, "%.4f %.4f %.4f %.0f %llu\n",
+		fprintf(f, "%.4f %.4f %.4f %.0f %llu %.4f\n",
 			us((uet_ps)(i + 1) * m->qbin),
 			m->qavg[i] / (double)s->bdp,
 			(double)m->qmax[i] / (double)s->bdp, m->qavg[i],
-			(unsigned long long)m->qmax[i]);
+			(unsigned long long)m->qmax[i], m->qbusy[i]);
 	return fclose(f);
 }
 

@@ -29,6 +29,8 @@ struct uet_metric {
 	double qarea_last;
 	double *qavg;		/* bytes, per bin */
 	uint64_t *qmax;
+	double *qbusy;		/* share of the bin the wire sent */
+	uint64_t qtx_last;
 	size_t nq, capq;
 	uet_ps win;
 	uint32_t nflows;

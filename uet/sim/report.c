@@ -45,6 +45,8 @@ static void flows_result(struct uet_sim *s, struct uet_sim_result *r)
 		r->completed++;
 		if (f->rx_done > r->last)
 			r->last = f->rx_done;
+		if (!r->first || f->rx_done < r->first)
+			r->first = f->rx_done;
 		g = f->rx_done > f->start ?
 		    (double)f->size * 8 / us(f->rx_done - f->start) / 1e3 : 0;
 		gsum += g;
@@ -146,6 +148,21 @@ double uet_report_busy(const struct uet_sim *s, const struct uet_sim_result *r)
 	return bits / (double)l->cfg.bps / ((double)r->last / 1e12);
 }
 
+double uet_report_idle(const struct uet_sim *s, uet_ps from, uet_ps to)
+{
+	const struct uet_metric *m = &s->metric;
+	double idle = 0;
+	size_t i;
+
+	for (i = 0; i < m->nq; i++) {
+		uet_ps end = (uet_ps)(i + 1) * m->qbin;
+
+		if (end > from && end <= to)
+			idle += (1.0 - m->qbusy[i]) * us(m->qbin);
+	}
+	return idle;
+}
+
 void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		      FILE *out)
 {
@@ -190,10 +207,13 @@ void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		"(headers alone: %.3f)\n", us(r->last), us(r->ideal), r->ratio,
 		wire / c->payload);
 	fprintf(out, "  queue       avg %.3f BDP, max %.3f BDP (into host %u, "
-		"its wire busy %.2f%% until the last completion); "
+		"its wire busy %.2f%% until the last completion, idle "
+		"%.1f us, %.1f us of it after the first); "
 		"busiest switch port avg %.3f BDP (%s %u -> %s %u)\n",
 		r->q_avg_bdp, r->q_max_bdp, s->topo.links[s->metric.qlink].to,
 		100.0 * uet_report_busy(s, r),
+		(1.0 - uet_report_busy(s, r)) * us(r->last),
+		uet_report_idle(s, r->first, r->last),
 		r->q_busiest_bdp, node_name(s, busy->from), busy->from,
 		node_name(s, busy->to), busy->to);
 	fprintf(out, "  fairness    Jain mean %.4f, min %.4f over %u windows of "
@@ -225,8 +245,8 @@ void uet_report_kv(const struct uet_sim *s, const struct uet_sim_result *r,
 {
 	fprintf(out, "result cc=%s flows=%u completed=%u failed=%u "
 		"unfinished=%u ratio=%.4f floor=%.4f "
-		"last_us=%.3f ideal_us=%.3f q_avg_bdp=%.4f q_max_bdp=%.4f "
-		"q_busiest_bdp=%.4f jain=%.4f jain_min=%.4f drops=%llu "
+		"last_us=%.3f ideal_us=%.3f idle_us=%.1f idle_tail_us=%.1f "
+		"q_avg_bdp=%.4f q_max_bdp=%.4f q_busiest_bdp=%.4f jain=%.4f jain_min=%.4f drops=%llu "
 		"trims=%llu marks=%llu "
 		"retx=%llu retx_nack=%llu retx_sack=%llu retx_tlp=%llu "
 		"retx_rto=%llu lost=%d verified=%d "
@@ -235,8 +255,11 @@ void uet_report_kv(const struct uet_sim *s, const struct uet_sim_result *r,
 		cc_name(s->cfg.cca), r->flows, r->completed, r->failed,
 		r->unfinished, r->ratio,
 		(double)(s->mtu + s->cfg.framing) / (double)s->cfg.payload,
-		us(r->last), us(r->ideal), r->q_avg_bdp, r->q_max_bdp,
-		r->q_busiest_bdp, r->jain_mean, r->jain_min, (unsigned long long)r->drops,
+		us(r->last), us(r->ideal),
+		(1.0 - uet_report_busy(s, r)) * us(r->last),
+		uet_report_idle(s, r->first, r->last), r->q_avg_bdp,
+		r->q_max_bdp, r->q_busiest_bdp, r->jain_mean, r->jain_min,
+		(unsigned long long)r->drops,
 		(unsigned long long)r->trims, (unsigned long long)r->marks,
 		(unsigned long long)r->retx, (unsigned long long)r->retx_nack,
 		(unsigned long long)r->retx_sack, (unsigned long long)r->retx_tlp,

@@ -130,7 +130,7 @@ struct uet_sim_result {
 	uint32_t flows, completed, failed, verify_bad;
 	uint32_t unfinished;		/* neither completed nor failed */
 	bool verified;
-	uet_ps last, ideal;		/* last completion; ideal */
+	uet_ps first, last, ideal;	/* first and last completion; ideal */
 	double ratio;			/* last / ideal */
 	double q_avg_bdp, q_max_bdp;	/* watched (bottleneck) queue */
 	double q_busiest_bdp;		/* largest average of any switch port */
@@ -160,6 +160,9 @@ void uet_sim_run(struct uet_sim *s);
 /* report.c: gather the results (verifies the data), print them. */
 void uet_report_result(struct uet_sim *s, struct uet_sim_result *r);
 /* The summary, human-readable. */
+/* Microseconds the watched wire idled in the queue bins that end in
+ * (from, to]: a bin's share is its frames', so to a packet or so. */
+double uet_report_idle(const struct uet_sim *s, uet_ps from, uet_ps to);
 double uet_report_busy(const struct uet_sim *s,
 		       const struct uet_sim_result *r);
 void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
