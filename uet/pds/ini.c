@@ -563,19 +563,29 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 
 /* A tail probe (RFC 8985 §7) is due two RTTs after the last send or ACK,
  * plus the target's ACK delay, while packets are in flight; before the
- * first RTT sample the RTO covers it. */
+ * first RTT sample the RTO covers it. Unlike RFC 8985, a probe nothing
+ * answered is followed by another, twice as late, up to UET_TLP_MAX
+ * before the RTO: each goes on a fresh EV, and over a fabric with a
+ * dead path the first probe or its ACK may die too (a quarter of the
+ * paths both ways: four in ten), where the RTO is tens of round trips
+ * away (rto_min). */
 static void ini_arm_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 {
 	pdc->tlp_at = UET_TIME_NONE;
-	if (!pds->cfg.loss_infer || pdc->rod || !pdc->rtt.valid || pdc->tlp_out ||
-	    !pdc->ccc || !pdc->ccc->inflight_pkts)
+	if (!pds->cfg.loss_infer || pdc->rod || !pdc->rtt.valid ||
+	    pdc->tlp_n >= UET_TLP_MAX || !pdc->ccc || !pdc->ccc->inflight_pkts)
 		return;
-	pdc->tlp_at = now + 2 * pdc->rtt.srtt + pds->cfg.ack_delay;
+	pdc->tlp_at = now + ((2 * pdc->rtt.srtt + pds->cfg.ack_delay)
+			     << pdc->tlp_n);
 }
 
 /* The probe: the newest packet in flight goes again, asking for its ACK;
  * the SACK that answers shows any hole before it. Not a loss for the
- * CCC: nothing is known lost yet. */
+ * CCC: nothing is known lost yet. For the path it is: after two RTTs
+ * without a word, where the copy or its ACK (echoing the EV) went is
+ * suspect, a loss; a timeout (retired) when it was alone in flight: a
+ * PDC that sends one packet at a time has no other way to learn a dead
+ * path (no later packet's SACK shows the hole). */
 static void ini_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
@@ -587,15 +597,16 @@ static void ini_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 
 		if (!(e->fl & UET_RTB_FLIGHT) || (e->fl & UET_RTB_CLOSE))
 			continue;
+		ini_feed(pdc, e, pdc->ccc->inflight_pkts == 1 ?
+				 UET_LB_TIMEOUT : UET_LB_LOSS, now);
 		ent_land(pdc, e);
 		if (e->nacks < UINT8_MAX)
 			e->nacks++;
 		e->cause = UET_RTB_BY_TLP;
 		ent_due(pds, pdc, e, UET_RTB_DUE);
-		pdc->tlp_out = true;
+		pdc->tlp_n++;
 		return;
 	}
-	(void)now;
 }
 
 /* RCCC: a sender without credit asks for it at once when it wants more
@@ -774,7 +785,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		ini_reorder_learn(pds, pdc, nw.spurious, nw.late);
 	/* Any ACK ends a tail probe; what it proves arrived may prove
 	 * older packets lost. */
-	pdc->tlp_out = false;
+	pdc->tlp_n = 0;
 	if (nw.rack != UET_TIME_NONE &&
 	    (pdc->rack_tx == UET_TIME_NONE ||
 	     ini_later(nw.rack, nw.rack_psn, pdc->rack_tx, pdc->rack_psn))) {

@@ -39,6 +39,9 @@ enum uet_pdc_state {
 };
 
 /* Control work waiting in pds->ctl_q (uet_pdc.ctl bits). */
+/* Tail probes after one another with nothing answering (ini.c). */
+#define UET_TLP_MAX		3
+
 #define UET_PDC_CTL_ACK		0x01	/* target: the regular ACK */
 #define UET_PDC_CTL_GTD		0x02	/* target: kept responses to (re)send */
 #define UET_PDC_CTL_CLEAR	0x04	/* sender: a CLEAR CP */
@@ -88,7 +91,7 @@ struct uet_pdc {
 	bool ecn_seen;			/* an ACK came back CE: no delay marks */
 	uet_time rtt_median;		/* cfg.lb_delay's reference (ini.c) */
 	uet_time tlp_at;		/* tail probe, if no ACK comes first */
-	bool tlp_out;			/* a probe went; none again until ACK */
+	uint8_t tlp_n;			/* probes since the last ACK */
 	/* Target: the receiver's credit (rcp.c) */
 	uint32_t rc_want_q, rc_granted_q;	/* cumulative quanta, 24 bits */
 	struct uet_list rc_link;	/* in pds->rc_active */

@@ -56,8 +56,11 @@
  *   quarter of the smallest RTT: spraying reorders) has passed since its
  *   send, and is resent then; a PDC whose ACKs stop with packets in
  *   flight resends its newest after 2 SRTT + ack_delay (tail probe), so
- *   that the answer's SACK shows the holes. Both count as NACKs do (a
- *   live peer), and the CCC hears of each inferred loss, not of probes.
+ *   that the answer's SACK shows the holes, and again, twice as late,
+ *   up to UET_TLP_MAX probes unanswered; the probed copy's EV counts
+ *   as lost (timed out when it was alone in flight). Both count as
+ *   NACKs do (a live peer), and the CCC hears of each inferred loss,
+ *   not of probes.
  *   The target (cfg.rcv_infer, RUD) NACKs RCVR_INFER_LOSS a hole that
  *   that many packets, and more than the PDC's deepest reordering,
  *   overtook; once per hole, never one it NACKed TRIMMED
