@@ -282,7 +282,7 @@ static void uetp_define_params(void)
 		"(default: 1)");
 	fi_param_define(&uetp_prov, "lb_delay", FI_PARAM_BOOL,
 		"Until a PDC sees an ECN-CE mark, a packet whose round trip "
-		"exceeds twice the PDC's median counts as marked for its "
+		"exceeds 1.5 times the PDC's median counts as marked for its "
 		"entropy value, so that path-aware spraying (FI_UET_LB) "
 		"steers away from the longer queues of a fabric that does "
 		"not mark (default: 1)");

@@ -255,8 +255,13 @@ static void ini_forget_inferred(struct uet_pdc *pdc, uint32_t psn)
 
 /* The PDC's median RTT, followed a step of 1/32 at a time (a sample
  * above moves it up, one below down; the smoothed RTT would follow the
- * slow path's samples too). True when sample is twice the median: its
- * path queues more than most. */
+ * slow path's samples too). True when sample is half again the
+ * median: its path queues more than most. Twice the median, as it
+ * was, seldom fired when most paths queued (a window's excess sits in
+ * every path's queue, the median with it): kernel ECMP's paths carried
+ * what their share of spray ports gave them, one at 60% of its rate
+ * beside full ones. A quarter above, paths were marked so often that
+ * a cut path's EVs came back sooner than with either. */
 static bool ini_rtt_median(struct uet_pdc *pdc, uet_time sample)
 {
 	uet_time *m = &pdc->rtt_median;
@@ -267,7 +272,7 @@ static bool ini_rtt_median(struct uet_pdc *pdc, uet_time sample)
 		*m += *m / 32 + 1;
 	else
 		*m -= *m / 32;
-	return sample > 2 * *m;
+	return 2 * sample > 3 * *m;
 }
 
 /* e is newly known to have arrived: note what that says. */
@@ -289,7 +294,7 @@ static void ini_news_add(struct uet_pdc *pdc,
 			nw->late = now - e->sent_at;
 	}
 	/* cfg.lb_delay: a queue the fabric does not mark shows as delay,
-	 * twice the median round trip of the PDC's packets. */
+	 * half again the median round trip of the PDC's packets. */
 	if (sig == UET_LB_ACK && nw->delay_marks && at != UET_TIME_NONE &&
 	    ini_rtt_median(pdc, now - at))
 		sig = UET_LB_ECN;
