@@ -150,6 +150,11 @@ void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		return;
 	if (sig == UET_LB_TIMEOUT)
 		lb->retired++;
+	/* Bad news ends the run on that EV: its next packets would follow
+	 * the lost one into a dead path (a sparse PDC sent a run's four
+	 * messages there, one after another, each a probe or an RTO). */
+	if ((sig == UET_LB_LOSS || sig == UET_LB_TIMEOUT) && ev == lb->cur)
+		lb->used = 0;
 	if (lb->conserve && ev < UET_LB_EV_MAX)
 		lb_suspend(lb, ev, sig, now);
 	lb->ops->feed(lb, ev, sig, now);

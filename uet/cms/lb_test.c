@@ -94,6 +94,25 @@ Test(lb, runs_of_packets_share_an_ev)
 	}
 }
 
+/* A loss or a timeout ends the run on that EV; a clean ACK or a mark
+ * does not. */
+Test(lb, bad_news_ends_a_run)
+{
+	static const enum uet_lb_sig bad[] = { UET_LB_LOSS, UET_LB_TIMEOUT };
+	unsigned k;
+	uint16_t e;
+
+	for (k = 0; k < 2; k++) {
+		open_lb(UET_LB_BITMAP, 4, false);
+		e = uet_lb_next(&lb, 0);
+		uet_lb_feed(&lb, e, UET_LB_ACK, 0);
+		uet_lb_feed(&lb, e, UET_LB_ECN, 0);
+		cr_assert_eq(uet_lb_next(&lb, 0), e, "good news keeps it");
+		uet_lb_feed(&lb, e, bad[k], 0);
+		cr_assert_neq(uet_lb_next(&lb, 0), e, "signal %d", bad[k]);
+	}
+}
+
 Test(lb, single_stays_until_timeout)
 {
 	uint16_t e, f;
