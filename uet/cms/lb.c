@@ -114,14 +114,6 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 	return ev;
 }
 
-uint16_t uet_lb_probe(struct uet_lb *lb, uint16_t lost, uet_time now)
-{
-	if (lb->good != UET_LB_NONE && lb->good != lost &&
-	    !lb->lvl[lb->good] && !uet_lb_suspended(lb, lb->good, now))
-		return lb->good;
-	return uet_lb_resend(lb, lost, now);
-}
-
 static uint32_t lb_us(uet_time t)
 {
 	return (uint32_t)(t / UET_USEC);

@@ -106,12 +106,6 @@ uint16_t uet_lb_next(struct uet_lb *lb, uet_time now);
  * another exists. */
 uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now);
 
-/* The EV of a tail probe (one packet, nothing answered): the EV of the
- * latest clean ACK, on any fabric, if no bad news came since, else as
- * uet_lb_resend. A round trip that just worked is the best bet when the
- * last one did not, and one packet cannot overload it. */
-uint16_t uet_lb_probe(struct uet_lb *lb, uint16_t lost, uet_time now);
-
 void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 		 uet_time now);
 

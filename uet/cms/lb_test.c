@@ -113,23 +113,6 @@ Test(lb, bad_news_ends_a_run)
 	}
 }
 
-/* A probe goes where the last clean ACK came from, on any fabric, until
- * bad news comes from there. */
-Test(lb, probe_takes_the_last_clean_round_trip)
-{
-	uint16_t e, lost;
-
-	open_lb(UET_LB_BITMAP, 1, false);
-	e = uet_lb_next(&lb, 0);
-	lost = uet_lb_next(&lb, 0);
-	uet_lb_feed(&lb, e, UET_LB_ACK, 0);
-	cr_assert_eq(uet_lb_probe(&lb, lost, 0), e);
-	cr_assert_eq(uet_lb_probe(&lb, lost, 0), e, "and again");
-	cr_assert_neq(uet_lb_probe(&lb, e, 0), e, "not the one lost");
-	uet_lb_feed(&lb, e, UET_LB_LOSS, 0);
-	cr_assert_neq(uet_lb_probe(&lb, lost, 0), e, "bad news since");
-}
-
 Test(lb, single_stays_until_timeout)
 {
 	uint16_t e, f;

@@ -1166,10 +1166,9 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		 * SYN packets introduce us: from the home port, so that the
 		 * target learns our address (pds.h: Addresses); what comes
 		 * of them says nothing of a path. */
-		pi->entropy = !resend ? ini_pick_ev(pds, pdc, e, now) :
-			      e->cause == UET_RTB_BY_TLP ?
-			      uet_lb_probe(ini_lb(pds, pdc), e->ev, now) :
-			      uet_lb_resend(ini_lb(pds, pdc), e->ev, now);
+		pi->entropy = resend ? uet_lb_resend(ini_lb(pds, pdc), e->ev,
+						     now) :
+				       ini_pick_ev(pds, pdc, e, now);
 		e->ev = syn ? UET_LB_NONE : pi->entropy;
 		pi->home = syn;
 		pi->ecn = pds->cfg.ecn;
