@@ -325,6 +325,14 @@ struct hole2 {
 
 static struct hole2 hole2;
 
+/* The path of a source port, as a router's hash picks it: each node's
+ * ports spread over the paths independently, so a request's path says
+ * nothing of its ACK's (ports by % PATHS would pair them). */
+static unsigned hole2_path(uint16_t port)
+{
+	return (unsigned)(((uint32_t)port * 2654435761u) >> 16) % PATHS;
+}
+
 static unsigned hole2_pick(void *arg, uint64_t seq,
 			   const struct uet_net_msg *m)
 {
@@ -332,7 +340,8 @@ static unsigned hole2_pick(void *arg, uint64_t seq,
 
 	(void)seq;
 	if (!h->dead || m->info.src.port == h->home[0] ||
-	    m->info.src.port == h->home[1] || m->info.src.port % PATHS != 1)
+	    m->info.src.port == h->home[1] ||
+	    hole2_path(m->info.src.port) != 1)
 		return 0;
 	h->dropped++;
 	return UET_MEM_DROP;
@@ -386,14 +395,14 @@ Test(path, sparse_messages_leave_a_dead_path)
 		clean = sparse_over_hole(100, false, seed, &rto);
 		t_fini();
 		t = sparse_over_hole(100, true, seed, &rto);
-		/* Each of the ~4 dead EVs a side once, then retired for
-		 * longer than this run (before: 52-67 lost, 8 RTOs in the
-		 * 10 seeds, twice the clean time). */
+		/* Each of the dead EVs a side once, then retired for
+		 * longer than this run (32bc9ee, seed 1: 45 lost, 20.6 ms
+		 * against 8.0 clean; now 10 lost, 9.6-10.5 ms). */
 		cr_assert_leq(hole2.dropped, 12, "seed %lu: %lu lost",
 			      (unsigned long)seed,
 			      (unsigned long)hole2.dropped);
 		cr_assert_eq(rto, 0, "seed %lu: the RTO", (unsigned long)seed);
-		cr_assert_lt(t, clean + clean / 4, "seed %lu: %.2f ms, "
+		cr_assert_lt(t, clean + clean * 2 / 5, "seed %lu: %.2f ms, "
 			     "%.2f clean", (unsigned long)seed,
 			     (double)t / UET_MSEC, (double)clean / UET_MSEC);
 		t_fini();
