@@ -27,7 +27,8 @@
 # capacity left, its share of what the paths left give one fixed port
 # each (the fixed port's healthy goodput per path: headers, ~7% at MTU
 # 1500, left out, so that only what spraying loses counts), and whether
-# the transfer completed.
+# the transfer completed; after a cut, how long the receiver took to get
+# 80% of the rate left again, for 50 ms (rxrate.py, in its namespace).
 #
 # Addresses (inside these namespaces only): sender 10.253.0.1 on device
 # uet0, receiver 10.253.0.2 on uet0; path i: sender 10.254.i.1 - router
@@ -68,7 +69,7 @@ up() { # NAME PATHS RATE
 	done
 	nsx "$name-s" ip addr add 10.253.0.1/32 dev uet0
 	nsx "$name-r" ip addr add 10.253.0.2/32 dev uet0
-	hops_s= hops_r=
+	hops_s='' hops_r=''
 	i=1
 	while [ "$i" -le "$paths" ]; do
 		p=$name-p$i
@@ -162,8 +163,18 @@ measure() { # NAME LABEL CAP_KBIT CUT_PATH REF_KBIT ENV...
 		-B 10.252.253.2 -f "$dir/port" -T $((secs * 3 + 20)) \
 		>"$dir/s.log" 2>&1 &
 	spid=$!
+	rpid=
 	if [ "$cut" != 0 ]; then
-		(sleep $((secs / 2)); "$0" cut "$name" "$cut") &
+		# the receiver's rate, and when it came back after the cut
+		# not through nsx: $! is then ip's pid, which execs python
+		ip netns exec "$name-r" python3 "$here/rxrate.py" \
+			--event-file "$dir/event" --rate $((cap * 800)) \
+			--max-seconds $((secs * 4 + 30)) >"$dir/rx.log" 2>&1 &
+		rpid=$!
+		(sleep $((secs / 2))
+		 python3 -c 'import time; print(time.monotonic())' \
+			>"$dir/event"
+		 "$0" cut "$name" "$cut") &
 	fi
 	nsx "$name-s" env FI_PROVIDER_PATH="$top/prov/uet/.libs" \
 		FI_UET_IFACE=uet0 "$@" timeout $((secs * 4 + 30)) \
@@ -173,6 +184,7 @@ measure() { # NAME LABEL CAP_KBIT CUT_PATH REF_KBIT ENV...
 	crc=$?
 	wait "$spid"
 	src=$?
+	[ -n "$rpid" ] && kill -TERM "$rpid" 2>/dev/null
 	wait
 	[ "$cut" != 0 ] && "$0" heal "$name" "$cut"
 	# the sender's timed goodput (MB/s column of its 64 KiB row)
@@ -186,6 +198,13 @@ measure() { # NAME LABEL CAP_KBIT CUT_PATH REF_KBIT ENV...
 		    l, gp / 1000, 100 * gp / cap, cap / 1000, of,
 		    ok == "0/0" ? "completed" : "FAILED (" ok ")" }'
 	[ "$crc/$src" = 0/0 ] || { tail -n 5 "$dir/c.log" "$dir/s.log" >&2; }
+	if [ -n "$rpid" ]; then
+		awk '$1 == "rxrate" {
+			r = $9 < 0 ? "never" : sprintf("%d ms", $9)
+			printf "%38s receiver at 80%% of the rate left: %s " \
+			    "after the cut (%.0f Mbit/s before, %.0f after)\n", \
+			    "", r, $5 / 1e6, $7 / 1e6 }' "$dir/rx.log"
+	fi
 	rm -rf "$dir"
 }
 
