@@ -60,6 +60,36 @@ static void flows_result(struct uet_sim *s, struct uet_sim_result *r)
 	r->good_mean = r->completed ? gsum / r->completed : 0;
 }
 
+/* The watched link's wire time over the run up to the last completion:
+ * below 1, the bottleneck idled (or carried less than the flows). */
+static double report_busy(const struct uet_sim *s,
+			  const struct uet_sim_result *r)
+{
+	const struct uet_link *l = &s->topo.links[s->metric.qlink];
+	double bits = (double)l->tx_bytes * 8.0;
+
+	if (!r->last)
+		return 0;
+	return bits / (double)l->cfg.bps / ((double)r->last / 1e12);
+}
+
+/* Microseconds the watched wire idled in the queue bins that end in
+ * (from, to]: a bin's share is its frames', so to a packet or so. */
+static double report_idle(const struct uet_sim *s, uet_ps from, uet_ps to)
+{
+	const struct uet_metric *m = &s->metric;
+	double idle = 0;
+	size_t i;
+
+	for (i = 0; i < m->nq; i++) {
+		uet_ps end = (uet_ps)(i + 1) * m->qbin;
+
+		if (end > from && end <= to)
+			idle += (1.0 - m->qbusy[i]) * us(m->qbin);
+	}
+	return idle;
+}
+
 void uet_report_result(struct uet_sim *s, struct uet_sim_result *r)
 {
 	const struct uet_link *q = &s->topo.links[s->metric.qlink];
@@ -74,6 +104,9 @@ void uet_report_result(struct uet_sim *s, struct uet_sim_result *r)
 	r->ratio = r->ideal ? (double)r->last / (double)r->ideal : 0;
 	r->q_avg_bdp = s->end ? q->area / (double)s->end / (double)s->bdp : 0;
 	r->q_max_bdp = (double)q->peak / (double)s->bdp;
+	r->busy = report_busy(s, r);
+	r->idle_us = (1.0 - r->busy) * us(r->last);
+	r->idle_tail_us = report_idle(s, r->first, r->last);
 	uet_metric_jain(s, &r->jain_mean, &r->jain_min, &r->jain_windows);
 	for (i = 0; i < s->topo.nlinks; i++) {
 		const struct uet_link *l = &s->topo.links[i];
@@ -136,33 +169,6 @@ static const char *traffic_name(const struct uet_sim *s, char *buf,
 	return buf;
 }
 
-/* The watched link's wire time over the run up to the last completion:
- * below 1, the bottleneck idled (or carried less than the flows). */
-double uet_report_busy(const struct uet_sim *s, const struct uet_sim_result *r)
-{
-	const struct uet_link *l = &s->topo.links[s->metric.qlink];
-	double bits = (double)l->tx_bytes * 8.0;
-
-	if (!r->last)
-		return 0;
-	return bits / (double)l->cfg.bps / ((double)r->last / 1e12);
-}
-
-double uet_report_idle(const struct uet_sim *s, uet_ps from, uet_ps to)
-{
-	const struct uet_metric *m = &s->metric;
-	double idle = 0;
-	size_t i;
-
-	for (i = 0; i < m->nq; i++) {
-		uet_ps end = (uet_ps)(i + 1) * m->qbin;
-
-		if (end > from && end <= to)
-			idle += (1.0 - m->qbusy[i]) * us(m->qbin);
-	}
-	return idle;
-}
-
 void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		      FILE *out)
 {
@@ -211,9 +217,7 @@ void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		"%.1f us, %.1f us of it after the first); "
 		"busiest switch port avg %.3f BDP (%s %u -> %s %u)\n",
 		r->q_avg_bdp, r->q_max_bdp, s->topo.links[s->metric.qlink].to,
-		100.0 * uet_report_busy(s, r),
-		(1.0 - uet_report_busy(s, r)) * us(r->last),
-		uet_report_idle(s, r->first, r->last),
+		100.0 * r->busy, r->idle_us, r->idle_tail_us,
 		r->q_busiest_bdp, node_name(s, busy->from), busy->from,
 		node_name(s, busy->to), busy->to);
 	fprintf(out, "  fairness    Jain mean %.4f, min %.4f over %u windows of "
@@ -246,7 +250,8 @@ void uet_report_kv(const struct uet_sim *s, const struct uet_sim_result *r,
 	fprintf(out, "result cc=%s flows=%u completed=%u failed=%u "
 		"unfinished=%u ratio=%.4f floor=%.4f "
 		"last_us=%.3f ideal_us=%.3f idle_us=%.1f idle_tail_us=%.1f "
-		"q_avg_bdp=%.4f q_max_bdp=%.4f q_busiest_bdp=%.4f jain=%.4f jain_min=%.4f drops=%llu "
+		"q_avg_bdp=%.4f q_max_bdp=%.4f q_busiest_bdp=%.4f jain=%.4f "
+		"jain_min=%.4f drops=%llu "
 		"trims=%llu marks=%llu "
 		"retx=%llu retx_nack=%llu retx_sack=%llu retx_tlp=%llu "
 		"retx_rto=%llu lost=%d verified=%d "
@@ -255,9 +260,8 @@ void uet_report_kv(const struct uet_sim *s, const struct uet_sim_result *r,
 		cc_name(s->cfg.cca), r->flows, r->completed, r->failed,
 		r->unfinished, r->ratio,
 		(double)(s->mtu + s->cfg.framing) / (double)s->cfg.payload,
-		us(r->last), us(r->ideal),
-		(1.0 - uet_report_busy(s, r)) * us(r->last),
-		uet_report_idle(s, r->first, r->last), r->q_avg_bdp,
+		us(r->last), us(r->ideal), r->idle_us, r->idle_tail_us,
+		r->q_avg_bdp,
 		r->q_max_bdp, r->q_busiest_bdp, r->jain_mean, r->jain_min,
 		(unsigned long long)r->drops,
 		(unsigned long long)r->trims, (unsigned long long)r->marks,

@@ -134,6 +134,8 @@ struct uet_sim_result {
 	double ratio;			/* last / ideal */
 	double q_avg_bdp, q_max_bdp;	/* watched (bottleneck) queue */
 	double q_busiest_bdp;		/* largest average of any switch port */
+	double busy;			/* watched wire's share until last */
+	double idle_us, idle_tail_us;	/* ... idle, all and after first */
 	uint32_t q_busiest;		/* ... that port's link */
 	double jain_mean, jain_min;
 	uint32_t jain_windows;
@@ -160,11 +162,6 @@ void uet_sim_run(struct uet_sim *s);
 /* report.c: gather the results (verifies the data), print them. */
 void uet_report_result(struct uet_sim *s, struct uet_sim_result *r);
 /* The summary, human-readable. */
-/* Microseconds the watched wire idled in the queue bins that end in
- * (from, to]: a bin's share is its frames', so to a packet or so. */
-double uet_report_idle(const struct uet_sim *s, uet_ps from, uet_ps to);
-double uet_report_busy(const struct uet_sim *s,
-		       const struct uet_sim_result *r);
 void uet_report_print(const struct uet_sim *s, const struct uet_sim_result *r,
 		      FILE *out);
 /* Every host's engine counters, one line each. */
