@@ -38,10 +38,10 @@ enum uet_pdc_state {
 	UET_PDC_DEAD,		/* failing: SES being told, then freed */
 };
 
-/* Control work waiting in pds->ctl_q (uet_pdc.ctl bits). */
 /* Tail probes after one another with nothing answering (ini.c). */
 #define UET_TLP_MAX		3
 
+/* Control work waiting in pds->ctl_q (uet_pdc.ctl bits). */
 #define UET_PDC_CTL_ACK		0x01	/* target: the regular ACK */
 #define UET_PDC_CTL_GTD		0x02	/* target: kept responses to (re)send */
 #define UET_PDC_CTL_CLEAR	0x04	/* sender: a CLEAR CP */
