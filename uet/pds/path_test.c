@@ -256,14 +256,8 @@ static unsigned slow_pick(void *arg, uint64_t seq,
 	return UET_MEM_REORDER;
 }
 
-static double slow_share_by(bool lb_delay, uet_time extra, uet_time *done);
-
-static double slow_share(bool lb_delay, uet_time *done)
-{
-	return slow_share_by(lb_delay, 400 * UET_USEC, done);
-}
-
-static double slow_share_by(bool lb_delay, uet_time extra, uet_time *done)
+/* extra: how much longer the slow path takes. */
+static double slow_share(bool lb_delay, uet_time extra, uet_time *done)
 {
 	/* 184-byte packets, 2 us each through the port: a window of 32
 	 * fills the fast paths' 40 us round trip about threefold. */
@@ -301,9 +295,9 @@ Test(path, lb_delay_unloads_a_slow_path)
 	uet_time t_off, t_on;
 	double off, on;
 
-	off = slow_share(false, &t_off);
+	off = slow_share(false, 400 * UET_USEC, &t_off);
 	t_fini();
-	on = slow_share(true, &t_on);
+	on = slow_share(true, 400 * UET_USEC, &t_on);
 	cr_assert_gt(off, 0.15, "without: %.3f on the slow path", off);
 	cr_assert_lt(on, off / 2, "with lb_delay %.3f, without %.3f", on,
 		     off);
@@ -416,7 +410,7 @@ Test(path, sparse_messages_leave_a_dead_path)
 Test(path, lb_delay_unloads_a_path_queueing_a_little)
 {
 	uet_time t;
-	double on = slow_share_by(true, 45 * UET_USEC, &t);
+	double on = slow_share(true, 45 * UET_USEC, &t);
 
 	cr_assert_lt(on, 0.13, "%.3f on the slow path", on);
 }
