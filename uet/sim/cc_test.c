@@ -72,11 +72,10 @@ Test(cc, nscc_32)
  * this holds what it reaches. measured: 1 MiB each 1.044, queue 0.432
  * BDP, Jain 0.964; 2 MiB each 1.031, 0.430, 0.977 (before a NACK's RTT
  * lowered the base RTT: 1 MiB 1.041, 0.449, 0.970; 2 MiB 1.032, 0.445,
- * 0.977; before every window
- * took the small steps: 1 MiB 1.036, 0.480, 0.965; before the trim's
- * half-window cut and the rise on an
- * empty queue: 1.039, 0.467, 0.961; before pacing below 2 packets:
- * 1.042, 0.523, 0.849); 2 MiB each (the issue's incast) 1.032, 0.461,
+ * 0.977; before every window took the small steps: 1 MiB 1.036, 0.480,
+ * 0.965; before the trim's half-window cut and the rise on an empty
+ * queue: 1.039, 0.467, 0.961; before pacing below 2 packets: 1.042,
+ * 0.523, 0.849); 2 MiB each (the issue's incast) 1.032, 0.461,
  * 0.974 (before that round: 1.033, 0.455, 0.970; before the rise under
  * target: 1.035, 0.451, 0.978; before pacing: 1.030, 0.506, 0.893) */
 Test(cc, nscc_128_paced)
