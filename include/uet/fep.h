@@ -116,6 +116,11 @@ struct uet_fep_config {
 	uint16_t entropy_run;		/* packets sent on one value before the
 					 * next (0 = 1): a software port sends a
 					 * run in one system call (UDP GSO) */
+	/* A run of new packets starts only when the window has room for
+	 * all of it, unless less than a run is in flight (then no ACK may
+	 * come to open it): runs leave whole, as one GSO train each,
+	 * instead of as many as an ACK happens to free. */
+	bool run_whole;
 	uint8_t lb;			/* enum uet_lb_kind: how a PDC picks the
 					 * entropy of each packet (ROD: single) */
 	uint8_t ecn;			/* UET_ECN_* codepoint to send with */

@@ -70,7 +70,7 @@
 #define UET_UDP_ENTROPY_BITS_DEFAULT 3
 #define UET_UDP_ENTROPY_BITS_MAX 8	/* 256 spray sockets */
 #define UET_UDP_BUF_DEFAULT	(4u << 20)
-#define UET_UDP_BATCH_DEFAULT	64
+#define UET_UDP_BATCH_DEFAULT	128
 #define UET_UDP_BATCH_MAX	1024	/* the kernel's UIO_MAXIOV */
 #define UET_UDP_PLANES_MAX	8
 

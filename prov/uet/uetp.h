@@ -134,7 +134,15 @@ struct fi_provider *fi_prov_ini(void);
 /* Largest UET packet we accept: 14-bit payload_length plus headers. */
 #define UETP_PKT_MAX		(16384 + 256)
 #define UETP_MTU_MIN		512
-#define UETP_BATCH		32	/* packets per recv/send batch */
+#define UETP_BATCH		32	/* packets per recv batch */
+/* Packets per send batch: room for whole GSO trains (runs of up to 44
+ * packets at MTU 1500, uetp_ep_engine.c), which a batch that ends mid-run
+ * cuts in two. */
+#define UETP_TX_BATCH		128
+/* One UDP GSO train at most: IPv4's 65535 bytes less the IP and UDP
+ * headers, and the kernel's UDP_MAX_SEGMENTS. */
+#define UETP_TRAIN_BYTES	65507u
+#define UETP_TRAIN_PKTS		64u
 
 /* ---- parameters (uetp_init.c) ---- */
 
@@ -799,7 +807,7 @@ struct uetp_ep {
 
 	/* I/O batches */
 	struct uet_net_msg rx_msgs[UETP_BATCH];
-	struct uet_net_msg tx_msgs[UETP_BATCH];
+	struct uet_net_msg tx_msgs[UETP_TX_BATCH];
 	uint8_t *rx_bufs, *tx_bufs;
 	unsigned tx_pending, tx_off;
 	unsigned tx_corked;		/* posts whose packets wait (corking) */

@@ -469,6 +469,23 @@ int uetp_ep_engine_renew(struct uetp_ep *ep)
 	return 0;
 }
 
+/* Small packets: runs of a GSO train's worth of bytes and a window of
+ * four such runs, where the engine's 16 and 64 packets would make
+ * 23 KB trains and a 92 KB window at MTU 1500, for two system calls
+ * and ACKs where one does (docs/choices.md §2.8). What the
+ * environment sets stays. */
+static void uetp_ep_fit_runs(struct uet_fep_config *c)
+{
+	size_t run = UETP_TRAIN_BYTES / c->mtu;
+
+	if (run > UETP_TRAIN_PKTS)
+		run = UETP_TRAIN_PKTS;
+	if (!uetp_env.entropy_run && run > c->entropy_run)
+		c->entropy_run = (uint16_t)run;
+	if (!uetp_env.window && 4u * c->entropy_run > c->window)
+		c->window = 4u * c->entropy_run;
+}
+
 void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 {
 	struct uet_fep_config *c = &ep->cfg;
@@ -519,6 +536,7 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	c->entropy_count = (uint16_t)(1u << ep->entropy_bits);
 	if (uetp_env.entropy_run)
 		c->entropy_run = (uint16_t)uetp_env.entropy_run;
+	uetp_ep_fit_runs(c);
 	/* connectionless: FI_EP_DGRAM sends UUD datagrams (uetp_dgram.c),
 	 * FI_UET_RUDI idempotent RMA */
 	c->uud = uetp_dgram_ep(info);
@@ -545,12 +563,14 @@ int uetp_ep_reqs_alloc(struct uetp_ep *ep)
 int uetp_ep_bufs_alloc(struct uetp_ep *ep)
 {
 	ep->rx_bufs = malloc((size_t)UETP_BATCH * UETP_PKT_MAX);
-	ep->tx_bufs = malloc((size_t)UETP_BATCH * ep->cfg.mtu);
+	ep->tx_bufs = malloc((size_t)UETP_TX_BATCH * ep->cfg.mtu);
 	if (!ep->rx_bufs || !ep->tx_bufs)
 		return -FI_ENOMEM;
 	for (unsigned i = 0; i < UETP_BATCH; i++) {
 		ep->rx_msgs[i].buf = ep->rx_bufs + (size_t)i * UETP_PKT_MAX;
 		ep->rx_msgs[i].cap = UETP_PKT_MAX;
+	}
+	for (unsigned i = 0; i < UETP_TX_BATCH; i++) {
 		ep->tx_msgs[i].buf = ep->tx_bufs + (size_t)i * ep->cfg.mtu;
 		ep->tx_msgs[i].cap = ep->cfg.mtu;
 	}

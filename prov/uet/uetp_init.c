@@ -157,7 +157,9 @@ static void uetp_define_params(void)
 		"New packets a PDC sends on one entropy value (one source "
 		"port, one path) before the next: long runs make GSO trains, "
 		"short ones spread a window over more paths (default: 0 = "
-		"the engine's %u; max 256)", (unsigned)d.entropy_run);
+		"the engine's %u, or as many as fill one 64 KB GSO train "
+		"where packets are smaller than 4 KB; max 256)",
+		(unsigned)d.entropy_run);
 	fi_param_define(&uetp_prov, "transport", FI_PARAM_STRING,
 		"udp: UET over UDP (port 4793); ip: UET directly over IP "
 		"(protocol FI_UET_IP_PROTO, one endpoint per address, needs "
@@ -288,7 +290,8 @@ static void uetp_define_params(void)
 		"not mark (default: 1)");
 	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
 		"Packets in flight per PDC (the fixed congestion window) "
-		"(default: 0 = engine default, %u)", d.window);
+		"(default: 0 = engine default, %u, or four entropy runs "
+		"if that is more)", d.window);
 	fi_param_define(&uetp_prov, "max_pdcs", FI_PARAM_INT,
 		"PDCs an endpoint holds at once, one per peer and direction; "
 		"at most half of them half-open (a peer's SYN seen, nothing "

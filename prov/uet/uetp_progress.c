@@ -162,7 +162,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 			unsigned k = 0;
 
 			ep->tx_off = ep->tx_pending = 0;
-			while (k < UETP_BATCH) {
+			while (k < UETP_TX_BATCH) {
 				m = &ep->tx_msgs[k];
 				memset(&m->info, 0, sizeof(m->info));
 				len = uet_fep_poll_tx_sg(ep->fep, &m->info,

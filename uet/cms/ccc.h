@@ -130,6 +130,9 @@ struct uet_cc_ops {
 	bool (*can_send)(const struct uet_ccc *c, bool fwd);
 	/* Should the packet about to go (bytes) ask for an ACK? */
 	bool (*ack_request)(const struct uet_ccc *c, uint32_t bytes);
+	/* Full packets the window takes before it is full; NULL: the
+	 * byte window's (uet_ccc_room). */
+	int64_t (*room)(const struct uet_ccc *c);
 };
 
 struct uet_ccc {
@@ -178,6 +181,14 @@ const struct uet_cc_ops *uet_cc_ops_for(uint8_t cca);
 static inline bool uet_ccc_can_send(const struct uet_ccc *c, bool fwd)
 {
 	return c->pace_at == UET_TIME_NONE && c->ops->can_send(c, fwd);
+}
+
+/* Full packets the window still takes (PDS: whole runs, cfg.run_whole). */
+static inline int64_t uet_ccc_room(const struct uet_ccc *c)
+{
+	if (c->ops->room)
+		return c->ops->room(c);
+	return c->cwnd > c->inflight ? (c->cwnd - c->inflight) / c->mtu : 0;
 }
 
 /* Pacing: until when the CCC holds its next packet (UET_TIME_NONE: it

@@ -48,6 +48,11 @@ static bool fixed_ack_request(const struct uet_ccc *c, uint32_t bytes)
 	return c->inflight_pkts + 1 >= c->cfg->window;
 }
 
+static int64_t fixed_room(const struct uet_ccc *c)
+{
+	return (int64_t)c->cfg->window - c->inflight_pkts;
+}
+
 const struct uet_cc_ops uet_fixed_ops = {
 	.name = "fixed",
 	.init = fixed_init,
@@ -57,4 +62,5 @@ const struct uet_cc_ops uet_fixed_ops = {
 	.on_loss = fixed_on_loss,
 	.can_send = fixed_can_send,
 	.ack_request = fixed_ack_request,
+	.room = fixed_room,
 };

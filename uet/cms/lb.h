@@ -100,6 +100,13 @@ void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
 /* The EV of the next new packet. */
 uint16_t uet_lb_next(struct uet_lb *lb, uet_time now);
 
+/* New packets the run under way still takes: a whole run when none is
+ * (the next new packet starts one). */
+static inline uint16_t uet_lb_run_left(const struct uet_lb *lb)
+{
+	return lb->used && lb->used < lb->run ? lb->run - lb->used : lb->run;
+}
+
 /* The EV of a resend of a packet last sent on lost (UET_LB_NONE if none):
  * with trimming, the EV of the latest clean ACK if no bad news came since
  * (bitmap, mixed), else the policy's pick; never lost itself while

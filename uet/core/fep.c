@@ -83,6 +83,7 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	/* One GSO train per value: 16 MTU-1500 packets are 23 KB, and a
 	 * 64-packet window still takes 4 paths. */
 	cfg->entropy_run = 16;
+	cfg->run_whole = true;
 	cfg->ecn = UET_ECN_ECT0;
 }
 

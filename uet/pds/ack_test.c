@@ -245,11 +245,14 @@ Test(ack, rud_entropy_runs)
 }
 
 /* Two PDCs with packets to send take turns run by run (entropy_run new
- * packets each, one socket: one system call), not packet by packet. */
+ * packets each, one socket: one system call), not packet by packet. A
+ * turn ends where its run does (the PDC's next packet takes another
+ * value), so it is a run or the rest of one: the packet that opened the
+ * PDC began its first run. */
 Test(ack, pdcs_take_turns_by_runs)
 {
 	struct uet_fep_config c = t_cfg();
-	const struct tlog *prev = NULL;
+	const struct tlog *prev = NULL, *end[3] = { NULL };
 	unsigned i, n = 0, len = 0, switches = 0;
 
 	c.entropy_count = 16;
@@ -265,14 +268,20 @@ Test(ack, pdcs_take_turns_by_runs)
 	t_check_delivery(0, 2);
 	for (i = 0; i < T.nlog; i++) {
 		const struct tlog *e = &T.log[i];
+		unsigned to = uet_addr_equal(&e->pi.dst, &T.h.node[1].addr) ?
+			      1 : 2;
 
 		if (e->node != 0 || e->p.pds.type != UET_PDS_RUD_REQ)
 			continue;
 		n++;
+		if (end[to]) {
+			cr_assert_neq(e->pi.entropy, end[to]->pi.entropy,
+				      "a turn ended inside its run");
+			end[to] = NULL;
+		}
 		if (prev && !uet_addr_equal(&prev->pi.dst, &e->pi.dst)) {
-			cr_assert_eq(len % 4, 0,
-				     "a turn of %u packets, not a run of 4",
-				     len);
+			cr_assert_leq(len, 4, "a turn of %u packets", len);
+			end[3 - to] = prev;
 			switches++;
 			len = 0;
 		}
@@ -281,7 +290,95 @@ Test(ack, pdcs_take_turns_by_runs)
 	}
 	cr_assert_eq(n, 64);
 	cr_assert_geq(switches, 2, "one PDC sent all before the other");
-	cr_assert_leq(switches, 16, "%u turns for 64 packets", switches);
+	cr_assert_leq(switches, 17, "%u turns for 64 packets", switches);
+}
+
+/* Sends of new data packets after the first window, grouped by the
+ * instant they left: how many groups, and how many fall short of a run
+ * (the message's last packets aside). The link serialises, and every
+ * packet is ACKed as it lands, so each ACK opens the window by one. */
+static void runs_after_first_window(bool whole, unsigned *groups,
+				    unsigned *short_)
+{
+	struct uet_mem_impair imp = { .delay = 100 * UET_USEC };
+	struct uet_mem_impair link = {
+		.delay = 100 * UET_USEC,
+		.rate = 20000000,	/* ~10 us a packet */
+	};
+	struct uet_fep_config c = t_cfg();
+	const struct tlog *prev = NULL;
+	unsigned i, n = 0, len = 0;
+
+	c.window = 12;
+	c.entropy_count = 16;
+	c.entropy_run = 4;
+	c.ack_every = 1;
+	c.run_whole = whole;
+	c.lb = UET_LB_OBLIVIOUS;
+	t_init(2, &c, NULL);
+	t_impair(0, &imp);
+	t_impair(1, &link);
+	t_send(0, 1, 64 * T_SEG);
+	t_run_done(T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+	*groups = *short_ = 0;
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node != 0 || e->p.pds.type != UET_PDS_RUD_REQ)
+			continue;
+		if (++n <= 12)		/* the first window */
+			continue;
+		if (prev && e->t == prev->t) {
+			len++;
+		} else {
+			if (prev && len < 4)
+				(*short_)++;
+			(*groups)++;
+			len = 1;
+		}
+		prev = e;
+	}
+	cr_assert_eq(n, 64);
+}
+
+/* cfg.run_whole: once a run is in flight, the next run waits until the
+ * window holds all of it and leaves at once, on one value (one GSO
+ * train). */
+Test(ack, runs_leave_whole)
+{
+	unsigned groups, short_;
+
+	runs_after_first_window(true, &groups, &short_);
+	cr_assert_eq(short_, 0, "%u of %u sends below a run", short_, groups);
+	cr_assert_leq(groups, 13, "%u sends for 52 packets", groups);
+}
+
+/* Without it each ACK lets one packet out (the case it is for). */
+Test(ack, runs_trickle_without_run_whole)
+{
+	unsigned groups, short_;
+
+	runs_after_first_window(false, &groups, &short_);
+	cr_assert_geq(short_, 40, "%u of %u sends below a run", short_,
+		      groups);
+}
+
+/* A window smaller than a run never waits for room it cannot have. */
+Test(ack, window_below_a_run_never_waits)
+{
+	struct uet_fep_config c = t_cfg();
+
+	c.window = 3;
+	c.entropy_run = 8;
+	c.run_whole = true;
+	t_init(2, &c, NULL);
+	t_send(0, 1, 40 * T_SEG);
+	t_run_done(T_LIMIT);
+	t_check_delivery(0, 1);
+	cr_assert_eq(t_stats(0).retx_rto, 0);
+	cr_assert_eq(t_stats(0).retx_tlp, 0);
 }
 
 Test(ack, duplicate_gets_default_response)

@@ -1375,6 +1375,8 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 	e = uet_rtb_add(&pdc->rtb);
 	assert(e);
 	e->pkt = pkt;
+	pdc->tx_left = pkt.len ? (uint32_t)(((uint64_t)pkt.left + pkt.len - 1) /
+					    pkt.len) : 0;
 	/* RCCC: the request asks for what is left, this packet included */
 	if (pdc->ref.initiator)
 		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pkt.left +

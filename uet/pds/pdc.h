@@ -113,6 +113,8 @@ struct uet_pdc {
 	struct uet_list retx_link;	/* pds->retx_q */
 	struct uet_list ready_link;	/* pds->ready_q */
 	uint16_t tx_burst;		/* new packets in a row at its head */
+	uint32_t tx_left;		/* packets SES has still for the peer,
+					 * sized as its last one */
 	struct uet_pdc *id_next;	/* id hash chain / free list */
 	struct uet_pdc *peer_next;	/* peer hash chain */
 

@@ -352,6 +352,33 @@ ssize_t uet_pds_poll_retx(struct uet_pds *pds, struct uet_pkt_info *pi,
 	return uet_cl_poll_retx(pds, pi, buf, cap, now);
 }
 
+/* Has the PDC's last new packet ended its entropy run? */
+static bool pds_run_over(const struct uet_pdc *pdc)
+{
+	return pdc->lb.run && uet_lb_run_left(&pdc->lb) == pdc->lb.run;
+}
+
+/* cfg.run_whole: must the PDC, about to send a burst, wait until the
+ * window holds what is left of its entropy run (or of what SES has to
+ * send, if less)? Only while a whole run is in flight, so that ACKs
+ * will come to open the window; a window smaller than a run never
+ * waits (docs/choices.md §2.8). */
+static bool pds_run_waits(const struct uet_pds *pds,
+			  const struct uet_pdc *pdc)
+{
+	const struct uet_ccc *c = pdc->ccc;
+	unsigned run = pds->cfg.entropy_run;
+	int64_t left;
+
+	if (!pds->cfg.run_whole || pdc->tx_burst || !c || run < 2 ||
+	    c->inflight_pkts < run)
+		return false;
+	left = pdc->lb.run ? uet_lb_run_left(&pdc->lb) : run;
+	if (pdc->tx_left < left)
+		left = pdc->tx_left;
+	return uet_ccc_room(c) < left;
+}
+
 ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 			 uint8_t *buf, size_t cap, uet_time now)
 {
@@ -378,13 +405,18 @@ ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 						       ready_link);
 
 		uet_list_del(&pdc->ready_link);
-		if (!pdc->tx_want || !uet_ini_can_send(pds, pdc)) {
+		if (!pdc->tx_want || !uet_ini_can_send(pds, pdc) ||
+		    pds_run_waits(pds, pdc)) {
 			pdc->tx_burst = 0;
 			continue;
 		}
 		n = uet_ini_poll_new(pds, pdc, pi, buf, cap, now);
 		if (n > 0 && pdc->tx_want) {
-			if (++pdc->tx_burst < pds->cfg.entropy_run) {
+			/* The turn ends with the EV's run, so that the next
+			 * turn begins a run (cfg.run_whole waits for all of
+			 * it). */
+			if (++pdc->tx_burst < pds->cfg.entropy_run &&
+			    !pds_run_over(pdc)) {
 				uet_list_add(&pds->ready_q, &pdc->ready_link);
 			} else {
 				pdc->tx_burst = 0;

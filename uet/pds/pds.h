@@ -71,7 +71,9 @@
  * - Entropy (ini.c, ../cms/lb.h): each PDC's data packets take the
  *   values cfg.lb picks among cfg.entropy_count, runs of
  *   cfg.entropy_run new packets on one; a resend leaves the value that
- *   lost it; ROD keeps one (moved by a timeout). Every ACK, ECN mark,
+ *   lost it; ROD keeps one (moved by a timeout). With cfg.run_whole a
+ *   run begins only once the window holds it whole, or while less
+ *   than a run is in flight. Every ACK, ECN mark,
  *   trim, inferred loss and RTO is told to the policy with the value of
  *   its packet. CLOSE, ACK_REQ and liveness probes take fresh picks
  *   off the value their unanswered predecessor took; other control
