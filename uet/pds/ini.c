@@ -275,6 +275,17 @@ static bool ini_rtt_median(struct uet_pdc *pdc, uet_time sample)
 	return 2 * sample > 3 * *m;
 }
 
+/* Was the ACK for ack_psn asked for by a message's last packet (AR)?
+ * Then the target may have held it for its reply (cfg.ack_hold, a
+ * request/response exchange), and the round trips it gives are no
+ * queue's (cfg.lb_delay): a ping-pong marked its paths so, and the
+ * reply could no longer take the held ACK's socket (ini_pick_ev). */
+static bool ini_ack_may_wait(struct uet_rtb *rtb, uint32_t ack_psn)
+{
+	return uet_rtb_holds(rtb, ack_psn) &&
+	       uet_rtb_get(rtb, ack_psn)->pkt.eom;
+}
+
 /* e is newly known to have arrived: note what that says. */
 static void ini_news_add(struct uet_pdc *pdc,
 			 struct uet_rtb_ent *e, uint32_t psn,
@@ -715,7 +726,7 @@ int uet_ini_rx_ack(struct uet_pds *pds, const struct uet_pkt_info *pi,
 	if (nw.ecn)
 		pdc->ecn_seen = true;
 	nw.delay_marks = pds->cfg.lb_delay && !pdc->ecn_seen &&
-			 pdc->rtt.valid;
+			 pdc->rtt.valid && !ini_ack_may_wait(rtb, ack_psn);
 	pdc->lb.conserve = pds->cfg.lb_delay && !pdc->ecn_seen;
 	/* Step 2: ACK_PSN gets the response (once). */
 	if (uet_rtb_holds(rtb, ack_psn) &&
