@@ -73,11 +73,10 @@
  *   cfg.entropy_run new packets on one; a resend leaves the value that
  *   lost it; ROD keeps one (moved by a timeout). With cfg.run_whole a
  *   run begins only once the window holds it whole, or while less
- *   than a run is in flight. Every ACK, ECN mark,
- *   trim, inferred loss and RTO is told to the policy with the value of
- *   its packet. CLOSE, ACK_REQ and liveness probes take fresh picks
- *   off the value their unanswered predecessor took; other control
- *   packets round robin.
+ *   than a run is in flight. Every ACK, ECN mark, trim, inferred loss
+ *   and RTO is told to the policy with the value of its packet. CLOSE,
+ *   ACK_REQ and liveness probes take fresh picks off the value their
+ *   unanswered predecessor took; other control packets round robin.
  *   The SYN phase leaves from the home port whatever the value. ACKs and
  *   NACKs echo the request's entropy as received: its raw source port.
  * - Close: the initiator after cfg.pdc_idle with nothing in flight and
