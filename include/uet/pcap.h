@@ -57,9 +57,11 @@ struct uet_pcap_meta {
 struct uet_pcap;
 
 /* Create (truncate) `path` ("-" is stdout) as an Ethernet pcap file with
- * nanosecond timestamps when libpcap supports them. On failure returns
- * UET_ERR_NOMEM or UET_ERR_IO and writes a message to errbuf (may be NULL,
- * UET_PCAP_ERRBUF_SIZE bytes otherwise). */
+ * nanosecond timestamps when libpcap supports them. The file stays
+ * locked (flock) while open: if another writer holds it, it is left
+ * alone and the call returns UET_ERR_BUSY. Otherwise on failure returns
+ * UET_ERR_NOMEM or UET_ERR_IO. Writes a message to errbuf on failure
+ * (may be NULL, UET_PCAP_ERRBUF_SIZE bytes otherwise). */
 int uet_pcap_open(struct uet_pcap **pcp, const char *path, unsigned flags,
 		  char *errbuf);
 

@@ -1,7 +1,8 @@
 /* FI_UET_PCAP: one capture file per process, fed by callbacks.trace of
  * every endpoint (every packet the engine sends or accepts for decoding).
  * "%p" in the name becomes the process id, so two processes of one run
- * do not overwrite each other. */
+ * do not overwrite each other; without it, a second process finds the
+ * file locked and writes NAME.PID. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -38,9 +39,24 @@ static void uetp_pcap_path(char *out, size_t cap, const char *in)
 	out[n] = '\0';
 }
 
+/* Another process writes path (the same FI_UET_PCAP without %p): this
+ * one writes path.PID (into mine) instead, and says so. */
+static int uetp_pcap_own(const char *path, char *mine, size_t cap, char *err)
+{
+	int ret;
+
+	snprintf(mine, cap, "%s.%ld", path, (long)getpid());
+	ret = uet_pcap_open(&uetp_pcap_writer, mine, 0, err);
+	if (!ret)
+		FI_WARN(&uetp_prov, FI_LOG_CORE,
+			"FI_UET_PCAP=%s: another process writes it; this one "
+			"writes %s\n", path, mine);
+	return ret;
+}
+
 int uetp_pcap_get(void)
 {
-	char path[4096], err[UET_PCAP_ERRBUF_SIZE];
+	char path[4096], mine[4096 + 32], err[UET_PCAP_ERRBUF_SIZE];
 	int ret;
 
 	if (!uetp_env.pcap)
@@ -48,7 +64,10 @@ int uetp_pcap_get(void)
 	pthread_mutex_lock(&uetp_pcap_lock);
 	if (!uetp_pcap_writer && !uetp_pcap_failed) {
 		uetp_pcap_path(path, sizeof(path), uetp_env.pcap);
-		if (uet_pcap_open(&uetp_pcap_writer, path, 0, err)) {
+		ret = uet_pcap_open(&uetp_pcap_writer, path, 0, err);
+		if (ret == UET_ERR_BUSY)
+			ret = uetp_pcap_own(path, mine, sizeof(mine), err);
+		if (ret) {
 			FI_WARN(&uetp_prov, FI_LOG_CORE,
 				"FI_UET_PCAP=%s: %s\n", path, err);
 			uetp_pcap_failed = true;

@@ -20,6 +20,7 @@
 #include <rdma/fi_errno.h>
 
 #include "uet/err.h"
+#include "uet/pcap.h"
 #include "uetp.h"
 
 struct side {
@@ -913,6 +914,70 @@ Test(ep_env, pcap_and_stats, .init = fx_open_pcap)
 	/* 100000 bytes need >= 7 data packets (payload < 16 KiB), each
 	 * seen twice: sent by A, received by B */
 	cr_assert_geq(records, 14, "%zu records", records);
+}
+
+/* Records of a pcap file after its 24-byte header; -1 if unreadable. */
+static long pcap_records(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t hdr[24];
+	uint32_t rec[4];
+	long n = 0;
+
+	if (!f)
+		return -1;
+	if (fread(hdr, 1, 24, f) != 24)
+		n = -1;
+	while (n >= 0 && fread(rec, 4, 4, f) == 4) {
+		if (fseek(f, (long)rec[2], SEEK_CUR))
+			break;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static struct uet_pcap *pcap_other;
+
+/* FI_UET_PCAP names one file (no %p) that another writer already holds,
+ * as a second process of a job given the same name would find it. */
+static void fx_open_pcap_taken(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char err[UET_PCAP_ERRBUF_SIZE];
+	struct uet_pcap_meta m = { .src_port = 1, .dst_port = 4793 };
+	uint8_t pkt[8] = { 0 };
+
+	snprintf(pcap_dir, sizeof(pcap_dir), "%s/uetp-unit-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	cr_assert_not_null(mkdtemp(pcap_dir));
+	snprintf(pcap_path, sizeof(pcap_path), "%s/cap.pcap", pcap_dir);
+	cr_assert_eq(uet_pcap_open(&pcap_other, pcap_path, 0, err), 0, "%s",
+		     err);
+	cr_assert_eq(uet_pcap_write(pcap_other, &m, pkt, sizeof(pkt)), 0);
+	cr_assert_eq(uet_pcap_flush(pcap_other), 0);
+	setenv("FI_UET_PCAP", pcap_path, 1);
+	cr_redirect_stderr();
+	fx_open();
+}
+
+/* The provider leaves the other writer's file alone (it once truncated
+ * it, and only the last process's packets were left) and captures to
+ * NAME.PID instead, saying so. */
+Test(ep_env, pcap_taken_by_another_writer, .init = fx_open_pcap_taken)
+{
+	char mine[400];
+
+	roundtrip(100000, false);
+	fx_close();
+	uetp_pcap_cleanup();
+	cr_assert_eq(uet_pcap_close(pcap_other), 0);
+	cr_assert_eq(pcap_records(pcap_path), 1, "the other writer's file");
+	snprintf(mine, sizeof(mine), "%s.%ld", pcap_path, (long)getpid());
+	cr_assert_geq(pcap_records(mine), 14, "%s", mine);
+	unlink(mine);
+	unlink(pcap_path);
+	rmdir(pcap_dir);
 }
 
 /* ---- small-message path (uetp_cq.c, uetp_progress.c, uetp_msg.c) ---- */

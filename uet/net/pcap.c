@@ -3,10 +3,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
@@ -152,10 +156,50 @@ int uet_pcap_frame_hdr(uint8_t *buf, const struct uet_pcap_meta *m,
 	return ETH_HDR_LEN + IPV6_HDR_LEN + UDP_HDR_LEN;
 }
 
+/* Open path for pc's dumper under an exclusive lock, and only then
+ * truncate it: a second writer (another process given the same name)
+ * gets UET_ERR_BUSY instead of emptying the first one's capture. */
+static int pcap_file_take(struct uet_pcap *pc, const char *path,
+			  char *errbuf)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		set_err(errbuf, "%s: %s", path, strerror(errno));
+		return UET_ERR_IO;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(fd);
+		if (e == EWOULDBLOCK) {
+			set_err(errbuf, "%s: another capture is writing it",
+				path);
+			return UET_ERR_BUSY;
+		}
+		set_err(errbuf, "%s: flock: %s", path, strerror(e));
+		return UET_ERR_IO;
+	}
+	/* A FIFO (a live Wireshark) has nothing to truncate. */
+	if ((!fstat(fd, &st) && S_ISREG(st.st_mode) && ftruncate(fd, 0)) ||
+	    !(f = fdopen(fd, "wb"))) {
+		set_err(errbuf, "%s: %s", path, strerror(errno));
+		close(fd);
+		return UET_ERR_IO;
+	}
+	pc->dumper = pcap_dump_fopen(pc->dead, f);
+	if (!pc->dumper)
+		fclose(f);
+	return 0;
+}
+
 int uet_pcap_open(struct uet_pcap **pcp, const char *path, unsigned flags,
 		  char *errbuf)
 {
 	struct uet_pcap *pc;
+	int ret = UET_ERR_IO;
 
 	if (!pcp || !path || (flags & ~UET_PCAP_F_FLUSH)) {
 		set_err(errbuf, "uet_pcap_open: invalid argument");
@@ -178,8 +222,12 @@ int uet_pcap_open(struct uet_pcap **pcp, const char *path, unsigned flags,
 		set_err(errbuf, "pcap_open_dead failed");
 		goto err;
 	}
-	pc->dumper = pcap_dump_open(pc->dead, path);
+	if (!strcmp(path, "-"))
+		pc->dumper = pcap_dump_open(pc->dead, path);
+	else if ((ret = pcap_file_take(pc, path, errbuf)))
+		goto err;
 	if (!pc->dumper) {
+		ret = UET_ERR_IO;
 		set_err(errbuf, "%s: %s", path, pcap_geterr(pc->dead));
 		goto err;
 	}
@@ -190,7 +238,7 @@ err:
 		pcap_close(pc->dead);
 	free(pc->frame);
 	free(pc);
-	return UET_ERR_IO;
+	return ret;
 }
 
 static int check_file(struct uet_pcap *pc, const char *what)
