@@ -532,10 +532,12 @@ Test(ack, ooo_count_counts_what_overtook_the_hole)
 /* docs/choices.md §3.1: an ACK that AR alone asks for waits up to
  * ack_hold for a packet of ours to the same peer and goes right behind
  * it, so a response is not sent after it. (The mem net has no delay.) */
-static bool t_rx_at_least(struct uet_harness *h, void *arg)
+static bool t_rx_of(struct uet_harness *h, void *arg)
 {
+	const uint64_t *want = arg;	/* node, packets */
+
 	(void)h;
-	return t_ses(1)->rx_pkts >= *(uint64_t *)arg;
+	return t_ses((unsigned)want[0])->rx_pkts >= want[1];
 }
 
 static const struct tlog *first_ack(unsigned node)
@@ -561,13 +563,13 @@ static void hold_init(bool reverse)
 Test(ack, held_ack_rides_behind_a_response)
 {
 	const struct tlog *req, *ack;
-	uint64_t want;
+	uint64_t want[2] = { 1, 0 };
 	uet_time t_rx;
 
 	hold_init(true);
-	want = t_ses(1)->rx_pkts + 1;
+	want[1] = t_ses(1)->rx_pkts + 1;
 	t_send(0, 1, T_SEG);
-	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
+	cr_assert(uet_harness_run(&T.h, t_rx_of, want,
 				  T.h.now + T_LIMIT));
 	t_rx = T.h.now;
 	/* the application answers 3 us later */
@@ -596,7 +598,7 @@ static size_t reqs_before_held_ack(size_t response)
 {
 	struct uet_fep_config c = t_cfg();
 	const struct tlog *ack;
-	uint64_t want;
+	uint64_t want[2] = { 1, 0 };
 	size_t i, before = 0;
 
 	c.ack_delay = 10 * UET_MSEC;
@@ -604,9 +606,9 @@ static size_t reqs_before_held_ack(size_t response)
 	t_init(2, &c, NULL);
 	t_establish(0, 1);
 	t_establish(1, 0);
-	want = t_ses(1)->rx_pkts + 1;
+	want[1] = t_ses(1)->rx_pkts + 1;
 	t_send(0, 1, T_SEG);
-	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
+	cr_assert(uet_harness_run(&T.h, t_rx_of, want,
 				  T.h.now + T_LIMIT));
 	t_send(1, 0, response);
 	t_run_done(T.h.now + T_LIMIT);
@@ -639,7 +641,7 @@ static void held_ack_evs(bool rod, bool inject, size_t response,
 {
 	struct uet_fep_config c = t_cfg();
 	const struct tlog *req, *ack;
-	uint64_t want;
+	uint64_t want[2] = { 1, 0 };
 
 	c.ack_delay = 10 * UET_MSEC;
 	c.ack_hold = 20 * UET_USEC;
@@ -657,9 +659,9 @@ static void held_ack_evs(bool rod, bool inject, size_t response,
 	*prev_ev = t_nth(1, rod ? UET_PDS_ROD_REQ : UET_PDS_RUD_REQ,
 			 0)->pi.entropy;
 	T.nlog = 0;
-	want = t_ses(1)->rx_pkts + 1;
+	want[1] = t_ses(1)->rx_pkts + 1;
 	t_send(0, 1, T_SEG);
-	cr_assert(uet_harness_run(&T.h, t_rx_at_least, &want,
+	cr_assert(uet_harness_run(&T.h, t_rx_of, want,
 				  T.h.now + T_LIMIT));
 	T.h.now += 3 * UET_USEC;
 	if (inject)
@@ -710,14 +712,6 @@ Test(ack, rod_response_keeps_its_path)
 	cr_assert_neq(ack_ev % 16, prev_ev, "the case tells nothing");
 	cr_assert_eq(req_ev, prev_ev, "response EV %u, its PDC's %u",
 		     req_ev, prev_ev);
-}
-
-static bool t_rx_of(struct uet_harness *h, void *arg)
-{
-	const uint64_t *want = arg;	/* node, packets */
-
-	(void)h;
-	return t_ses((unsigned)want[0])->rx_pkts >= want[1];
 }
 
 /* A ping-pong of waited messages whose peers take 1 to 15 us to answer:
