@@ -870,14 +870,39 @@ Test(ep_env, unreachable_peer_fails_send, .init = fx_open_dead,
 
 static char pcap_dir[256], pcap_path[320];
 
-static void fx_open_pcap(void)
+/* Records of a pcap file after its 24-byte header; -1 if unreadable. */
+static long pcap_records(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t hdr[24];
+	uint32_t rec[4];
+	long n = 0;
+
+	if (!f)
+		return -1;
+	if (fread(hdr, 1, 24, f) != 24)
+		n = -1;
+	while (n >= 0 && fread(rec, 4, 4, f) == 4)
+		n = fseek(f, (long)rec[2], SEEK_CUR) ? -1 : n + 1;
+	fclose(f);
+	return n;
+}
+
+/* A directory of our own for the captures, under TMPDIR. */
+static void pcap_mkdir(void)
 {
 	const char *tmp = getenv("TMPDIR");
-	char pattern[300];
 
 	snprintf(pcap_dir, sizeof(pcap_dir), "%s/uetp-unit-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
 	cr_assert_not_null(mkdtemp(pcap_dir));
+}
+
+static void fx_open_pcap(void)
+{
+	char pattern[300];
+
+	pcap_mkdir();
 	snprintf(pcap_path, sizeof(pcap_path), "%s/cap-%ld.pcap", pcap_dir,
 		 (long)getpid());
 	/* %p: the provider puts the process id in */
@@ -891,10 +916,7 @@ static void fx_open_pcap(void)
 Test(ep_env, pcap_and_stats, .init = fx_open_pcap)
 {
 	struct stat st;
-	FILE *f;
-	uint8_t hdr[24];
-	size_t records = 0;
-	uint32_t rec[4];
+	long records;
 
 	roundtrip(100000, false);
 	fx_close();
@@ -902,39 +924,12 @@ Test(ep_env, pcap_and_stats, .init = fx_open_pcap)
 	fflush(stderr);
 	cr_assert_stderr_neq_str("", "FI_UET_STATS printed nothing");
 	cr_assert_eq(stat(pcap_path, &st), 0, "%s", pcap_path);
-	f = fopen(pcap_path, "rb");
-	cr_assert_eq(fread(hdr, 1, 24, f), 24);
-	while (fread(rec, 4, 4, f) == 4) {
-		cr_assert_eq(fseek(f, (long)rec[2], SEEK_CUR), 0);
-		records++;
-	}
-	fclose(f);
+	records = pcap_records(pcap_path);
 	unlink(pcap_path);
 	rmdir(pcap_dir);
 	/* 100000 bytes need >= 7 data packets (payload < 16 KiB), each
 	 * seen twice: sent by A, received by B */
-	cr_assert_geq(records, 14, "%zu records", records);
-}
-
-/* Records of a pcap file after its 24-byte header; -1 if unreadable. */
-static long pcap_records(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t hdr[24];
-	uint32_t rec[4];
-	long n = 0;
-
-	if (!f)
-		return -1;
-	if (fread(hdr, 1, 24, f) != 24)
-		n = -1;
-	while (n >= 0 && fread(rec, 4, 4, f) == 4) {
-		if (fseek(f, (long)rec[2], SEEK_CUR))
-			break;
-		n++;
-	}
-	fclose(f);
-	return n;
+	cr_assert_geq(records, 14, "%ld records", records);
 }
 
 static struct uet_pcap *pcap_other;
@@ -943,14 +938,11 @@ static struct uet_pcap *pcap_other;
  * as a second process of a job given the same name would find it. */
 static void fx_open_pcap_taken(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char err[UET_PCAP_ERRBUF_SIZE];
 	struct uet_pcap_meta m = { .src_port = 1, .dst_port = 4793 };
 	uint8_t pkt[8] = { 0 };
 
-	snprintf(pcap_dir, sizeof(pcap_dir), "%s/uetp-unit-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	cr_assert_not_null(mkdtemp(pcap_dir));
+	pcap_mkdir();
 	snprintf(pcap_path, sizeof(pcap_path), "%s/cap.pcap", pcap_dir);
 	cr_assert_eq(uet_pcap_open(&pcap_other, pcap_path, 0, err), 0, "%s",
 		     err);
