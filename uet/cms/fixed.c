@@ -34,10 +34,16 @@ static void fixed_on_loss(struct uet_ccc *c, uint32_t bytes,
 	(void)c, (void)bytes, (void)sent_at, (void)now;
 }
 
+/* Packets the window still takes. */
+static int64_t fixed_room(const struct uet_ccc *c)
+{
+	return (int64_t)c->cfg->window - c->inflight_pkts;
+}
+
 static bool fixed_can_send(const struct uet_ccc *c, bool fwd)
 {
 	(void)fwd;
-	return c->inflight_pkts < c->cfg->window;
+	return fixed_room(c) > 0;
 }
 
 /* The packet that fills the window asks for its ACK: nothing else would
@@ -45,12 +51,7 @@ static bool fixed_can_send(const struct uet_ccc *c, bool fwd)
 static bool fixed_ack_request(const struct uet_ccc *c, uint32_t bytes)
 {
 	(void)bytes;
-	return c->inflight_pkts + 1 >= c->cfg->window;
-}
-
-static int64_t fixed_room(const struct uet_ccc *c)
-{
-	return (int64_t)c->cfg->window - c->inflight_pkts;
+	return fixed_room(c) <= 1;
 }
 
 const struct uet_cc_ops uet_fixed_ops = {
