@@ -168,6 +168,26 @@ bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now)
 	return !lb->pen[ev] && !uet_lb_suspended(lb, ev, now);
 }
 
+uint16_t uet_lb_steer(const struct uet_lb *lb, uint16_t ev, uet_time now)
+{
+	uint16_t e, c, i;
+
+	if (ev == UET_LB_NONE || lb->count < 2)
+		return ev;
+	e = (uint16_t)(ev % lb->count);
+	if (e >= UET_LB_EV_MAX || uet_lb_may_take(lb, e, now) ||
+	    lb->ops == &uet_lb_single_ops)
+		return ev;
+	if (lb->good != UET_LB_NONE && uet_lb_may_take(lb, lb->good, now))
+		return lb->good;
+	for (i = 1; i < lb->count; i++) {
+		c = (uint16_t)((e + i) % lb->count);
+		if (uet_lb_may_take(lb, c, now))
+			return c;
+	}
+	return ev;
+}
+
 void uet_lb_sent(struct uet_lb *lb, uint16_t ev)
 {
 	if (ev < lb->count && ev < UET_LB_EV_MAX && lb->flight[ev] < UINT8_MAX)

@@ -85,7 +85,7 @@ struct uet_lb {
 	uint8_t susp_row[UET_LB_EV_MAX];
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
-	uint32_t recycled, skipped, retired;
+	uint32_t recycled, skipped, retired, saturated;
 };
 
 extern const struct uet_lb_ops uet_lb_single_ops, uet_lb_oblivious_ops,
@@ -121,6 +121,13 @@ void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
  * (ROD keeps one path), nor an EV the policy penalized or suspended. */
 bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now);
 
+/* The EV an ACK about a packet that came on ev goes back on, for the PDC
+ * of this lb (ours to the same peer): ev unless the policy passes over
+ * it (penalized or sitting out a loss), else the EV of the latest clean
+ * ACK, else the next one it would take. Over UDP an EV picks the socket
+ * an ACK leaves from, hence its path; the request's path says nothing
+ * of it (docs/choices.md §3.7). */
+uint16_t uet_lb_steer(const struct uet_lb *lb, uint16_t ev, uet_time now);
 /* A packet left on ev; one sent on ev is no longer in flight. */
 void uet_lb_sent(struct uet_lb *lb, uint16_t ev);
 void uet_lb_landed(struct uet_lb *lb, uint16_t ev);

@@ -409,6 +409,58 @@ Test(lb, bitmap_conserve_skips_busy_evs)
 	cr_assert_eq(lb.flight[first], 2, "1 + 2 sent, 1 landed");
 }
 
+/* Saturated with conserve: every EV busy, some sitting out a loss (a
+ * dead path's). The pick is never one sitting out while another is
+ * not, and among the busy ones the fewest in flight. */
+Test(lb, bitmap_saturated_takes_the_least_bad)
+{
+	uint16_t e;
+	unsigned i, k;
+
+	open_lb(UET_LB_BITMAP, 1, false);
+	lb.conserve = true;
+	for (i = 0; i < N; i++)
+		for (k = 0; k < (i == 9 ? 1u : 3u); k++)
+			uet_lb_sent(&lb, (uint16_t)i);
+	for (i = 0; i < N; i += 2)
+		uet_lb_feed(&lb, (uint16_t)i, UET_LB_LOSS, 0);
+	for (i = 0; i < 4 * N; i++) {
+		e = uet_lb_next(&lb, 0);
+		cr_assert(!uet_lb_suspended(&lb, e, 0),
+			  "pick %u: EV %u sits out a loss", i, e);
+		cr_assert_eq(e, 9, "pick %u: EV %u, not the least busy", i, e);
+	}
+	cr_assert_geq(lb.saturated, 4 * N);
+	for (i = 1; i < N; i += 2)
+		uet_lb_feed(&lb, (uint16_t)i, UET_LB_LOSS, 0);
+	cr_assert_lt(uet_lb_next(&lb, 0), N, "all out: one goes anyway");
+}
+
+/* An ACK leaves on its request's EV unless the PDC of ours to that peer
+ * passes over it: then on the EV of the latest clean ACK, or the next
+ * one the policy would take; never off its EV under single. */
+Test(lb, steer_an_ack_off_an_ev_learnt_bad)
+{
+	open_lb(UET_LB_BITMAP, 1, false);
+	lb.conserve = true;
+	cr_assert_eq(uet_lb_steer(&lb, 0x8005, 0), 0x8005, "healthy: echo");
+	cr_assert_eq(uet_lb_steer(&lb, UET_LB_NONE, 0), UET_LB_NONE);
+	uet_lb_feed(&lb, 5, UET_LB_LOSS, 0);
+	cr_assert_eq(uet_lb_steer(&lb, 0x8005, 0), 6, "no clean ACK yet");
+	uet_lb_feed(&lb, 11, UET_LB_ACK, 0);
+	cr_assert_eq(uet_lb_steer(&lb, 0x8005, 0), 11, "the latest clean");
+	cr_assert_eq(uet_lb_steer(&lb, 0x8006, 0), 0x8006);
+	uet_lb_feed(&lb, 11, UET_LB_LOSS, 0);
+	cr_assert_eq(uet_lb_steer(&lb, 0x8005, 0), 6, "good went bad");
+	for (unsigned i = 0; i < 8 * N; i++)	/* the penalty spent */
+		uet_lb_next(&lb, UET_SEC);
+	cr_assert_eq(uet_lb_steer(&lb, 0x8005, UET_SEC), 0x8005,
+		     "back once the policy takes it again");
+	open_lb(UET_LB_SINGLE, 1, false);
+	uet_lb_feed(&lb, 5, UET_LB_TIMEOUT, 0);
+	cr_assert_eq(uet_lb_steer(&lb, 0x8005, 0), 0x8005, "single: echo");
+}
+
 /* Conserve: an EV that lost a packet sits out hold / 8 (12.5 us here),
  * twice that after a second loss in a row; an ACK ends the row. */
 static bool picked_within(uint16_t ev, unsigned picks, uet_time now)

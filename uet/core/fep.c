@@ -84,6 +84,7 @@ void uet_fep_config_default(struct uet_fep_config *cfg)
 	 * 64-packet window still takes 4 paths. */
 	cfg->entropy_run = 16;
 	cfg->run_whole = true;
+	cfg->ack_steer = true;
 	cfg->ecn = UET_ECN_ECT0;
 }
 

@@ -685,6 +685,21 @@ void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	uet_tgt_ack_timeout(pds, pdc, now);
 }
 
+/* The EV an ACK leaves on: the request's, unless our initiator PDC to
+ * the same peer learnt that EV's path bad (cfg.ack_steer). */
+static uint16_t tgt_ack_ev(const struct uet_pds *pds,
+			   const struct uet_pdc *pdc, uint16_t entropy,
+			   uet_time now)
+{
+	const struct uet_pdc *ini;
+
+	if (!pds->cfg.ack_steer)
+		return entropy;
+	ini = uet_pdc_find_ini(pds, &pdc->ref.peer);
+	return ini && ini->lb.ops ? uet_lb_steer(&ini->lb, entropy, now)
+				  : entropy;
+}
+
 /* One ACK: ACK_CC with a SACK bitmap when PSNs above CACK arrived, and
  * for the first ACK of a PDC (its mpr tells the initiator our MP_RANGE,
  * docs/choices.md §3.2); plain ACK otherwise (docs/protocol.md §4.2,
@@ -731,8 +746,9 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		/* RCCC: the marks echoed steer the grant rate (rcp.h) */
 		uet_rcp_heard(pds, rx, h.flags & UET_PDS_F_M);
 	}
-	n = uet_pds_emit(pds, pi, &pdc->ref.peer, entropy, &h, reply, buf, cap,
-			 now);
+	n = uet_pds_emit(pds, pi, &pdc->ref.peer,
+			 tgt_ack_ev(pds, pdc, entropy, now), &h, reply, buf,
+			 cap, now);
 	if (n > 0) {
 		pds->st->acks_tx++;
 		pds->st->sack_gaps += gaps;
