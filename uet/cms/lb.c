@@ -168,15 +168,21 @@ bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now)
 	return !lb->pen[ev] && !uet_lb_suspended(lb, ev, now);
 }
 
+/* Has ev lost packets lately: sitting out a loss, or retired? */
+static bool lb_lost_on(const struct uet_lb *lb, uint16_t ev, uet_time now)
+{
+	return uet_lb_suspended(lb, ev, now) || lb->pen[ev] >= UET_LB_PEN_MAX;
+}
+
 uint16_t uet_lb_steer(const struct uet_lb *lb, uint16_t ev, uet_time now)
 {
 	uint16_t e, c, i;
 
-	if (ev == UET_LB_NONE || lb->count < 2)
+	if (ev == UET_LB_NONE || lb->count < 2 ||
+	    lb->ops == &uet_lb_single_ops)
 		return ev;
 	e = (uint16_t)(ev % lb->count);
-	if (e >= UET_LB_EV_MAX || uet_lb_may_take(lb, e, now) ||
-	    lb->ops == &uet_lb_single_ops)
+	if (e >= UET_LB_EV_MAX || !lb_lost_on(lb, e, now))
 		return ev;
 	if (lb->good != UET_LB_NONE && uet_lb_may_take(lb, lb->good, now))
 		return lb->good;

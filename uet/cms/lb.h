@@ -122,11 +122,12 @@ void uet_lb_feed(struct uet_lb *lb, uint16_t ev, enum uet_lb_sig sig,
 bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now);
 
 /* The EV an ACK about a packet that came on ev goes back on, for the PDC
- * of this lb (ours to the same peer): ev unless the policy passes over
- * it (penalized or sitting out a loss), else the EV of the latest clean
- * ACK, else the next one it would take. Over UDP an EV picks the socket
- * an ACK leaves from, hence its path; the request's path says nothing
- * of it (docs/choices.md §3.7). */
+ * of this lb (ours to the same peer): ev unless packets of ours were
+ * lost on it lately (sitting out a loss, or retired), else the EV of
+ * the latest clean ACK if the policy takes it, else the next one it
+ * would take. Marks alone steer nothing. Over UDP an EV picks the
+ * socket an ACK leaves from, hence its path; the request's path says
+ * nothing of it (docs/choices.md §3.7). */
 uint16_t uet_lb_steer(const struct uet_lb *lb, uint16_t ev, uet_time now);
 /* A packet left on ev; one sent on ev is no longer in flight. */
 void uet_lb_sent(struct uet_lb *lb, uint16_t ev);

@@ -20,12 +20,13 @@
 #define LVL_TRIM	(12u * LVL_PASS)
 #define LVL_MAX		(UET_LB_PEN_MAX * LVL_PASS)
 
-/* Saturation: every EV busy, penalized or sitting out a loss. The least
- * bad one goes: not sitting out (a dead path's EVs are; the next of the
- * walk, as before, was one of them a quarter of the time with one path
- * of four cut, and ecmp.sh's cut runs fell to 53-82% of the rate left),
- * then the lowest penalty, then the fewest in flight; ties from where
- * the walk stands. */
+/* Saturation: every EV busy, penalized or sitting out a loss. The next
+ * of the walk goes, unless it sits out a loss: a dead path's EVs do, and
+ * with one path of four cut it was one of them a quarter of the time
+ * (ecmp.sh's cut runs fell to 53-82% of the rate left). Then the least
+ * bad: not sitting out, the lowest penalty, the fewest in flight; ties
+ * from where the walk stands. (The least bad always, even when the next
+ * was not sitting out, cost 2-3% over two planes: run-planes.sh.) */
 static uint16_t bitmap_least_bad(const struct uet_lb *lb, uet_time now)
 {
 	uint32_t best = UINT32_MAX, score;
@@ -47,9 +48,9 @@ static uint16_t bitmap_least_bad(const struct uet_lb *lb, uet_time now)
 uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 {
 	unsigned tries;
-	uint16_t ev;
+	uint16_t ev = 0;
 
-	/* At most one pass, then the least bad. */
+	/* At most one pass. */
 	for (tries = 0; tries < lb->count; tries++) {
 		ev = uet_lb_walk(lb);
 		if (lb->conserve && (lb->flight[ev] >= lb->run ||
@@ -65,7 +66,7 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 		lb->skipped++;
 	}
 	lb->saturated++;
-	return bitmap_least_bad(lb, now);
+	return uet_lb_suspended(lb, ev, now) ? bitmap_least_bad(lb, now) : ev;
 }
 
 static uint16_t bitmap_next(struct uet_lb *lb, uet_time now)
