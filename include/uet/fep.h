@@ -124,9 +124,9 @@ struct uet_fep_config {
 	uint8_t lb;			/* enum uet_lb_kind: how a PDC picks the
 					 * entropy of each packet (ROD: single) */
 	/* An ACK echoes its request's EV unless our initiator PDC to that
-	 * peer learnt the EV's path bad: then it leaves on one that PDC
-	 * takes (cms/lb.h uet_lb_steer). Over UDP the EV is the socket,
-	 * and each direction's path is its own. */
+	 * peer lost packets on that EV lately: then it leaves on one that
+	 * PDC trusts (cms/lb.h uet_lb_steer). Over UDP the EV is the
+	 * socket, and each direction's path is its own. */
 	bool ack_steer;
 	uint8_t ecn;			/* UET_ECN_* codepoint to send with */
 	size_t rndv_threshold;		/* sends above this use rendezvous (0: never) */

@@ -23,10 +23,10 @@
 /* Saturation: every EV busy, penalized or sitting out a loss. The next
  * of the walk goes, unless it sits out a loss: a dead path's EVs do, and
  * with one path of four cut it was one of them a quarter of the time
- * (ecmp.sh's cut runs fell to 53-82% of the rate left). Then the least
- * bad: not sitting out, the lowest penalty, the fewest in flight; ties
- * from where the walk stands. (The least bad always, even when the next
- * was not sitting out, cost 2-3% over two planes: run-planes.sh.) */
+ * (some of ecmp.sh's cut runs fell to 53-82% of the rate left). Then the
+ * least bad: not sitting out, the lowest penalty, the fewest in flight;
+ * ties from where the walk stands. (The least bad always, even when the
+ * next was not sitting out, cost 2-3% over two planes: run-planes.sh.) */
 static uint16_t bitmap_least_bad(const struct uet_lb *lb, uet_time now)
 {
 	uint32_t best = UINT32_MAX, score;

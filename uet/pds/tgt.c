@@ -686,7 +686,7 @@ void uet_tgt_timeout(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 }
 
 /* The EV an ACK leaves on: the request's, unless our initiator PDC to
- * the same peer learnt that EV's path bad (cfg.ack_steer). */
+ * the same peer lost packets on it lately (cfg.ack_steer). */
 static uint16_t tgt_ack_ev(const struct uet_pds *pds,
 			   const struct uet_pdc *pdc, uint16_t entropy,
 			   uet_time now)
