@@ -350,25 +350,41 @@ static unsigned hole2_pick(void *arg, uint64_t seq,
 	return UET_MEM_DROP;
 }
 
-static uet_time sparse_over_hole(unsigned rounds, bool dead, uint64_t seed,
-				 uint64_t *rto)
+/* After spray_pair: both PDCs up while the paths are whole, then hole2
+ * (dead or not) between the nodes. */
+static void hole2_open(bool dead)
 {
 	struct uet_mem_impair imp = { .pick = hole2_pick,
 				      .pick_arg = &hole2,
 				      .delay = 20 * UET_USEC };
-	uet_time t0;
-	unsigned i;
 
-	spray_pair(UET_LB_BITMAP, 1, true, false, seed);
 	memset(&hole2, 0, sizeof(hole2));
 	hole2.home[0] = T.h.node[0].addr.port;
 	hole2.home[1] = T.h.node[1].addr.port;
 	hole2.dead = dead;
 	t_send(0, 1, T_SEG);
 	t_send(1, 0, T_SEG);
-	t_run_done(T.h.now + T_LIMIT);	/* both PDCs up, paths whole */
+	t_run_done(T.h.now + T_LIMIT);
 	t_impair(0, &imp);
 	t_impair(1, &imp);
+}
+
+/* Everything arrived both ways, neither PDC given up. */
+static void hole2_check(void)
+{
+	t_check_delivery(0, 1);
+	t_check_delivery(1, 0);
+	cr_assert_eq(t_stats(0).pdc_failed + t_stats(1).pdc_failed, 0);
+}
+
+static uet_time sparse_over_hole(unsigned rounds, bool dead, uint64_t seed,
+				 uint64_t *rto)
+{
+	uet_time t0;
+	unsigned i;
+
+	spray_pair(UET_LB_BITMAP, 1, true, false, seed);
+	hole2_open(dead);
 	t0 = T.h.now;
 	for (i = 0; i < rounds; i++) {
 		t_send(0, 1, T_SEG);
@@ -376,9 +392,7 @@ static uet_time sparse_over_hole(unsigned rounds, bool dead, uint64_t seed,
 		t_send(1, 0, T_SEG);
 		t_run_done(T.h.now + T_LIMIT);
 	}
-	t_check_delivery(0, 1);
-	t_check_delivery(1, 0);
-	cr_assert_eq(t_stats(0).pdc_failed + t_stats(1).pdc_failed, 0);
+	hole2_check();
 	*rto = t_stats(0).retx_rto + t_stats(1).retx_rto;
 	cr_log_info("seed %lu: %u rounds in %.2f ms, %lu lost in the hole, "
 		    "%lu RTO resends, %lu tail probes", (unsigned long)seed,
@@ -421,24 +435,13 @@ Test(path, sparse_messages_leave_a_dead_path)
  * learnt bad. */
 static uet_time bulk_over_hole(bool steer, uint64_t seed, uint64_t *tlp)
 {
-	struct uet_mem_impair imp = { .pick = hole2_pick,
-				      .pick_arg = &hole2,
-				      .delay = 20 * UET_USEC };
 	uet_time t0;
 	unsigned i;
 
 	pair_ack_steer = steer;
 	spray_pair(UET_LB_BITMAP, 4, true, true, seed);
 	pair_ack_steer = true;
-	memset(&hole2, 0, sizeof(hole2));
-	hole2.home[0] = T.h.node[0].addr.port;
-	hole2.home[1] = T.h.node[1].addr.port;
-	hole2.dead = true;
-	t_send(0, 1, T_SEG);
-	t_send(1, 0, T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
-	t_impair(0, &imp);
-	t_impair(1, &imp);
+	hole2_open(true);
 	t0 = T.h.now;
 	for (i = 0; i < 40; i++) {
 		t_send(0, 1, 16 * T_SEG);
@@ -447,9 +450,7 @@ static uet_time bulk_over_hole(bool steer, uint64_t seed, uint64_t *tlp)
 		t_send(1, 0, T_SEG);
 		t_run_done(T.h.now + T_LIMIT);
 	}
-	t_check_delivery(0, 1);
-	t_check_delivery(1, 0);
-	cr_assert_eq(t_stats(0).pdc_failed + t_stats(1).pdc_failed, 0);
+	hole2_check();
 	*tlp = t_stats(0).retx_tlp + t_stats(0).retx_rto;
 	cr_log_info("steer %d seed %lu: %.2f ms, ACKs lost: node 0 %lu, "
 		    "node 1 %lu; node 0 probes and RTOs %lu", steer,
