@@ -129,6 +129,7 @@ bool uet_lb_may_take(const struct uet_lb *lb, uint16_t ev, uet_time now);
  * socket an ACK leaves from, hence its path; the request's path says
  * nothing of it (docs/choices.md §3.7). */
 uint16_t uet_lb_steer(const struct uet_lb *lb, uint16_t ev, uet_time now);
+
 /* A packet left on ev; one sent on ev is no longer in flight. */
 void uet_lb_sent(struct uet_lb *lb, uint16_t ev);
 void uet_lb_landed(struct uet_lb *lb, uint16_t ev);

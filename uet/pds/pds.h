@@ -78,7 +78,9 @@
  *   ACK_REQ and liveness probes take fresh picks off the value their
  *   unanswered predecessor took; other control packets round robin.
  *   The SYN phase leaves from the home port whatever the value. ACKs and
- *   NACKs echo the request's entropy as received: its raw source port.
+ *   NACKs echo the request's entropy as received: its raw source port;
+ *   an ACK leaves on another value when our initiator PDC to the peer
+ *   lost packets on that one lately (cfg.ack_steer, tgt.c).
  * - Close: the initiator after cfg.pdc_idle with nothing in flight and
  *   SES not busy (at once when another peer waits for a slot); the target
  *   lingers for the initiator's retry span (re-ACKs CLOSE, NACKs CLOSING)
