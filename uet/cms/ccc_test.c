@@ -483,6 +483,32 @@ Test(ccc, nscc_quick_adapt_never_raises_the_window)
 	uet_ccc_table_fini(&tab);
 }
 
+/* Quick adapt counts what came back over a whole round trip: ACKs of a
+ * packet every 2 us with samples of 3 base RTTs (24 us) aim a window at
+ * the 12 packets that carry that rate at that round trip, not at the 6
+ * of a period of base_rtt + target_qdelay (10.4 us). An ACK moves the
+ * window 0.3 of the way (nscc_small_step). */
+Test(ccc, nscc_quick_adapt_counts_a_whole_round_trip)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	uet_time t0 = 1000, t;
+	double w0 = 0, aim;
+
+	ack(c, MTU, 3 * RTT, false, t0);	/* starts a period */
+	c->ops->on_nack(c, MTU, UET_CC_NACK_TRIM, true, UET_TIME_NONE,
+			t0 + UET_USEC);
+	cr_assert(c->nscc.trigger_qa, "a trim asks for quick adapt");
+	for (t = t0 + 2 * UET_USEC; c->nscc.trigger_qa; t += 2 * UET_USEC) {
+		cr_assert_lt(t, t0 + 10 * RTT, "quick adapt never ran");
+		w0 = (double)c->cwnd;
+		ack(c, MTU, 3 * RTT, false, t);
+	}
+	aim = (w0 - (w0 - (double)c->cwnd) / 0.3) / MTU;
+	cr_assert(aim > 11.5 && aim < 12.5,
+		  "quick adapt aimed at %.2f packets, not 12", aim);
+	uet_ccc_table_fini(&tab);
+}
+
 /* Destination flow control (UE 1.0 §3.6.13.2): pend/128 of each ACK's bytes
  * off a window no larger than what is in flight, and no increase while
  * it lasts; the window of its start back when an ACK says rc, forgotten

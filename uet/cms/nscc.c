@@ -67,7 +67,11 @@
  *   start's full queue by milliseconds;
  * - fast increase is three times the spec's while a sample is under
  *   0.03 base RTT (an empty queue): the last senders of an incast are
- *   left with a fraction of what the link needs.
+ *   left with a fraction of what the link needs;
+ * - a quick adapt period lasts the last sample's round trip when that is
+ *   longer than base_rtt + target_qdelay: a shorter one counts the ACKs
+ *   of part of a window, and at an incast's start set the windows by
+ *   lot.
  */
 #include "uet/rand.h"
 
@@ -344,8 +348,22 @@ static void nscc_small_step(struct uet_ccc *c, int64_t w0, bool empty,
 		nscc_set(c, w0 + (int64_t)(rise * (double)w0));
 }
 
-/* Quick adapt (UE 1.0 §3.6.13.6): at most once per base_rtt + target_qdelay,
- * jump to what the last such window delivered. True: skip the table. */
+/* A quick adapt period: base_rtt + target_qdelay (UE 1.0 §3.6.13.6), or
+ * the last sample's round trip if longer. A period shorter than the
+ * round trip counts the ACKs of part of a window: at an incast's start,
+ * with the queue at the trim threshold, 32 senders on a fat tree each
+ * counted the few of their first burst whose ACKs were back, and quick
+ * adapt set their windows anywhere from 1 to 15 packets, and they held. */
+static uet_time nscc_qa_period(const struct uet_nscc *s)
+{
+	uet_time p = s->base_rtt + s->target_qdelay;
+	uet_time rtt = s->base_rtt + s->last_delay;
+
+	return rtt > p ? rtt : p;
+}
+
+/* Quick adapt (UE 1.0 §3.6.13.6): at most once per period (above), jump
+ * to what the last period delivered. True: skip the table. */
 static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 			     uet_time delay, uet_time now)
 {
@@ -368,11 +386,11 @@ static bool nscc_quick_adapt(struct uet_ccc *c, bool loss, bool ecn,
 		s->inc_bytes = 0;
 		s->received_bytes = 0;
 		s->achieved_bytes = 0;
-		s->qa_endtime = now + s->base_rtt + s->target_qdelay;
+		s->qa_endtime = now + nscc_qa_period(s);
 		return true;
 	}
 	s->achieved_bytes = 0;
-	s->qa_endtime = now + s->base_rtt + s->target_qdelay;
+	s->qa_endtime = now + nscc_qa_period(s);
 	return false;
 }
 
