@@ -128,7 +128,9 @@ Test(cc, nscc_rccc_32)
  * paths of 2, 4 and 6 hops, base RTT 12.5 us), hosts 1-32 into host 0.
  * RCCC meets completion and queue there, not Jain (0.99). NSCC misses
  * completion (1.04) and Jain (0.95) (cms/README.md). This holds what is
- * reached. measured: NSCC 1.042, queue 0.347 BDP, Jain 0.902 (before a
+ * reached (NSCC's 1.05 fails the code before its quick adapt period
+ * lasted a round trip). measured: NSCC 1.042, queue 0.347 BDP, Jain
+ * 0.902 (before a
  * quick adapt period lasted a round trip 1.053, 0.333, 0.896; before a
  * NACK's RTT lowered the base RTT 1.047, 0.367, 0.792; before every
  * window took the small steps 1.224, 0.295, 0.435; before the RTT
@@ -136,7 +138,7 @@ Test(cc, nscc_rccc_32)
  * 0.490); RCCC 1.036, 0.203, 0.970 */
 Test(cc, nscc_fattree_32)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.08, 0.5, 0.85, 0,
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.05, 0.5, 0.88, 0,
 				     6 });
 }
 
