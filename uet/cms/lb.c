@@ -85,8 +85,9 @@ uint16_t uet_lb_next(struct uet_lb *lb, uet_time now)
 		lb->used++;
 		return lb->cur;
 	}
+	lb->probation = false;
 	lb->cur = lb->ops->next(lb, now);
-	lb->used = 1;
+	lb->used = lb->probation ? lb->run : 1;
 	return lb->cur;
 }
 

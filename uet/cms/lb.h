@@ -83,6 +83,9 @@ struct uet_lb {
 	 * window (uet/cms/README.md). */
 	uint32_t susp[UET_LB_EV_MAX];
 	uint8_t susp_row[UET_LB_EV_MAX];
+	/* Bitmap with conserve: the pick is on probation (back from
+	 * sitting out, no clean ACK since), so its run is one packet. */
+	bool probation;
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
 	uint32_t recycled, skipped, retired, saturated;

@@ -45,6 +45,27 @@ static uint16_t bitmap_least_bad(const struct uet_lb *lb, uet_time now)
 	return pick;
 }
 
+/* Probation (conserve): an EV back from sitting out a loss, with no
+ * clean ACK since, carries one packet, and only while no other such
+ * packet is in flight. A dead path's EVs sit out the same losses for
+ * the same time and come back together: each took a run, and in
+ * ecmp.sh's cut runs those 40-odd packets, all lost, held most of the
+ * window until RACK gave them up, at half the rate for 10-20 ms, 100
+ * and 200 ms after the cut. One at a time, a probe costs a packet. */
+static bool bitmap_probing(const struct uet_lb *lb)
+{
+	for (unsigned i = 0; i < lb->count; i++)
+		if (lb->susp_row[i] && lb->flight[i])
+			return true;
+	return false;
+}
+
+static uint16_t bitmap_take(struct uet_lb *lb, uint16_t ev)
+{
+	lb->probation = lb->conserve && lb->susp_row[ev];
+	return ev;
+}
+
 uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 {
 	unsigned tries;
@@ -59,14 +80,20 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 			continue;
 		}
 		if (!lb->pen[ev]) {
+			if (lb->conserve && lb->susp_row[ev] &&
+			    bitmap_probing(lb)) {
+				lb->skipped++;	/* one probe at a time */
+				continue;
+			}
 			lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
-			return ev;
+			return bitmap_take(lb, ev);
 		}
 		lb->pen[ev]--;
 		lb->skipped++;
 	}
 	lb->saturated++;
-	return uet_lb_suspended(lb, ev, now) ? bitmap_least_bad(lb, now) : ev;
+	return bitmap_take(lb, uet_lb_suspended(lb, ev, now) ?
+			   bitmap_least_bad(lb, now) : ev);
 }
 
 static uint16_t bitmap_next(struct uet_lb *lb, uet_time now)

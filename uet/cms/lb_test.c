@@ -505,6 +505,76 @@ Test(lb, conserve_suspends_a_lossy_ev)
 	cr_assert_not(uet_lb_suspended(&lb, 6, 0), "only with conserve");
 }
 
+/* Probation: EVs back from sitting out a loss (a dead path's come back
+ * together) carry one packet each, one EV at a time: until that packet
+ * lands no other such EV is picked. A clean ACK ends the probation and
+ * the EV takes whole runs again. */
+static bool probation_ev(uint16_t e)
+{
+	return e == 2 || e == 5 || e == 7;
+}
+
+/* Picks at t until a probation EV comes (returned) or picks run out
+ * (UET_LB_NONE); the others land at once, so none is busy. */
+static uint16_t pick_to_probe(uet_time t, unsigned picks)
+{
+	for (unsigned i = 0; i < picks; i++) {
+		uint16_t e = uet_lb_next(&lb, t);
+
+		uet_lb_sent(&lb, e);
+		if (probation_ev(e)) {
+			cr_assert(lb.probation, "EV %u: not on probation", e);
+			cr_assert_eq(uet_lb_run_left(&lb), lb.run,
+				     "EV %u: a probe's run is one packet", e);
+			return e;
+		}
+		cr_assert_not(lb.probation, "EV %u on probation", e);
+		uet_lb_landed(&lb, e);
+	}
+	return UET_LB_NONE;
+}
+
+Test(lb, bitmap_probation_one_probe_at_a_time)
+{
+	const uet_time t = UET_MSEC;	/* every suspension over */
+	uint16_t p1, p2, e;
+	unsigned i, runs = 0;
+
+	open_lb(UET_LB_BITMAP, 4, false);
+	lb.conserve = true;
+	uet_lb_feed(&lb, 2, UET_LB_LOSS, 0);
+	uet_lb_feed(&lb, 5, UET_LB_LOSS, 0);
+	uet_lb_feed(&lb, 7, UET_LB_LOSS, 0);
+	p1 = pick_to_probe(t, 64 * N);
+	cr_assert_neq(p1, UET_LB_NONE, "no EV back from sitting out");
+	cr_assert_eq(pick_to_probe(t, 64 * N), UET_LB_NONE,
+		     "a second probe while EV %u's is out", p1);
+	/* Lost too: it sits out longer, and the next one may go. */
+	uet_lb_landed(&lb, p1);
+	uet_lb_feed(&lb, p1, UET_LB_LOSS, t);
+	p2 = pick_to_probe(t, 64 * N);
+	cr_assert(p2 != UET_LB_NONE && p2 != p1, "EV %u after EV %u", p2,
+		  p1);
+	/* Through: the row ends, whole runs again. */
+	uet_lb_landed(&lb, p2);
+	uet_lb_feed(&lb, p2, UET_LB_ACK, t);
+	for (i = 0; i < 64 * N; i++) {
+		e = uet_lb_next(&lb, t);
+		if (e == p2 && lb.used == 1) {
+			cr_assert_eq(uet_lb_run_left(&lb), lb.run - 1u);
+			runs++;
+		}
+	}
+	cr_assert_gt(runs, 0, "EV %u unused after its clean ACK", p2);
+	/* Without conserve nothing sits out, nothing is on probation. */
+	open_lb(UET_LB_BITMAP, 4, false);
+	uet_lb_feed(&lb, 2, UET_LB_LOSS, 0);
+	for (i = 0; i < 64 * N; i++) {
+		uet_lb_next(&lb, t);
+		cr_assert_not(lb.probation);
+	}
+}
+
 /* A long hold (4 s: FI_UET_RTO_MS at 1000): the fifth loss in a row
  * sits out 16 x 0.5 s, past what 32 bits of nanoseconds hold. */
 Test(lb, conserve_suspension_past_four_seconds)

@@ -189,10 +189,10 @@ static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
  * the request sooner without the ACK beside it (64 B: 5.9 -> 6.6 us).
  * Unless the policy says no. */
 static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
-			    const struct uet_rtb_ent *e, uet_time now)
+			    struct uet_rtb_ent *e, uet_time now)
 {
 	struct uet_lb *lb = ini_lb(pds, pdc);
-	uint16_t held = uet_tgt_held_entropy(pds, pdc);
+	uint16_t held = uet_tgt_held_entropy(pds, pdc), ev;
 
 	if (!e->pkt.offset) {
 		pdc->ack_ev_on = false;
@@ -204,7 +204,9 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 	/* Until the ACK has gone, with this packet or on its own. */
 	if (pdc->ack_ev_on && held != UET_LB_NONE)
 		return pdc->ack_ev;
-	return uet_lb_next(lb, now);
+	ev = uet_lb_next(lb, now);
+	e->probe = lb->probation;
+	return ev;
 }
 
 /* What became of a packet, told to the selection of its entropy. */
@@ -545,7 +547,7 @@ static void ini_dup_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 {
 	struct uet_rtb *rtb = &pdc->rtb;
-	uet_time wait, at;
+	uet_time rtt, wait, at;
 	uint32_t psn;
 
 	pdc->rack_at = UET_TIME_NONE;
@@ -553,16 +555,20 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	if (!pds->cfg.loss_infer || pdc->rod || pdc->rack_tx == UET_TIME_NONE ||
 	    !pdc->rtt.valid)
 		return;
-	wait = (pdc->rtt.latest > pdc->rtt.srtt ? pdc->rtt.latest :
-						  pdc->rtt.srtt) +
-	       ini_reorder_window(pds, pdc);
+	rtt = pdc->rtt.latest > pdc->rtt.srtt ? pdc->rtt.latest :
+						pdc->rtt.srtt;
+	wait = rtt + ini_reorder_window(pds, pdc);
 	for (psn = rtb->base; psn != rtb->next; psn++) {
 		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 
 		if (!(e->fl & UET_RTB_FLIGHT) ||
 		    !ini_later(pdc->rack_tx, pdc->rack_psn, e->tx_at, psn))
 			continue;
-		at = e->tx_at + wait;
+		/* A probe of an EV that lost packets gets no reorder
+		 * window: it is more likely lost than late, and while it
+		 * is out the window's far end cannot move (a probe into a
+		 * cut path held ecmp.sh's sender 7 ms at the PSN span). */
+		at = e->tx_at + (e->probe ? rtt : wait);
 		if (at > now) {
 			if (at < pdc->rack_at)
 				pdc->rack_at = at;
@@ -1116,6 +1122,7 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	int hl, sl;
 
 	memset(&h, 0, sizeof(h));
+	e->probe = false;
 	/* docs/choices.md §3.1: a resend asks for its ACK at once. */
 	h.flags = resend ? UET_PDS_F_RETX | UET_PDS_F_AR : 0;
 	if (e->fl & UET_RTB_CLOSE) {

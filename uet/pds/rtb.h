@@ -51,6 +51,7 @@ struct uet_rtb_ent {
 				 * (resent by RTO, probe or inference) */
 	uint16_t size;		/* nominal bytes (cms), set when sent */
 	uint16_t ev;		/* entropy of its latest send (cms/lb.h) */
+	bool probe;		/* that EV was on probation (lb_bitmap.c) */
 };
 
 struct uet_rtb {
