@@ -81,11 +81,11 @@ void uet_lb_init(struct uet_lb *lb, uint8_t kind, uint16_t count,
 
 uint16_t uet_lb_next(struct uet_lb *lb, uet_time now)
 {
+	lb->probation = false;	/* a probe's run is one packet */
 	if (lb->used && lb->used < lb->run) {
 		lb->used++;
 		return lb->cur;
 	}
-	lb->probation = false;
 	lb->cur = lb->ops->next(lb, now);
 	lb->used = lb->probation ? lb->run : 1;
 	return lb->cur;
@@ -104,6 +104,7 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 	if (lb->trimming && lb->good != UET_LB_NONE && lb->good != lost &&
 	    !lb->lvl[lb->good])
 		return lb->good;
+	lb->resending = true;
 	ev = lb->ops->next(lb, now);
 	/* A resend on the EV that lost it may meet the same fate (a dead
 	 * path): one more pick, then the neighbour. */
@@ -112,6 +113,7 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 		if (ev == lost)
 			ev = (uint16_t)((lost + 1u) % lb->count);
 	}
+	lb->resending = false;
 	return ev;
 }
 

@@ -70,6 +70,7 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 {
 	unsigned tries;
 	uint16_t ev = 0;
+	int probing = -1;	/* bitmap_probing, once asked */
 
 	/* At most one pass. */
 	for (tries = 0; tries < lb->count; tries++) {
@@ -80,9 +81,15 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 			continue;
 		}
 		if (!lb->pen[ev]) {
-			if (lb->conserve && lb->susp_row[ev] &&
-			    bitmap_probing(lb)) {
-				lb->skipped++;	/* one probe at a time */
+			/* One probe at a time, and never a resend: the
+			 * oldest packet, which holds the window's far end
+			 * (one into a cut path stalled ecmp.sh's sender
+			 * 12 ms, the receiver's NACK of it taken for the
+			 * first copy's). */
+			if (lb->conserve && lb->susp_row[ev] && probing < 0)
+				probing = lb->resending || bitmap_probing(lb);
+			if (lb->conserve && lb->susp_row[ev] && probing) {
+				lb->skipped++;
 				continue;
 			}
 			lb->pen[ev] = (uint8_t)(lb->lvl[ev] / LVL_PASS);
