@@ -104,7 +104,7 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 	if (lb->trimming && lb->good != UET_LB_NONE && lb->good != lost &&
 	    !lb->lvl[lb->good])
 		return lb->good;
-	lb->resending = true;
+	lb->no_probe = true;
 	ev = lb->ops->next(lb, now);
 	/* A resend on the EV that lost it may meet the same fate (a dead
 	 * path): one more pick, then the neighbour. */
@@ -113,7 +113,7 @@ uint16_t uet_lb_resend(struct uet_lb *lb, uint16_t lost, uet_time now)
 		if (ev == lost)
 			ev = (uint16_t)((lost + 1u) % lb->count);
 	}
-	lb->resending = false;
+	lb->no_probe = false;
 	return ev;
 }
 

@@ -84,9 +84,11 @@ struct uet_lb {
 	uint32_t susp[UET_LB_EV_MAX];
 	uint8_t susp_row[UET_LB_EV_MAX];
 	/* Bitmap with conserve: the pick is on probation (back from
-	 * sitting out, no clean ACK since), so its run is one packet;
-	 * resending: the pick is for a resend, which takes none such. */
-	bool probation, resending;
+	 * sitting out, no clean ACK since), so its run is one packet.
+	 * no_probe: the pick may not be on probation: a resend (the
+	 * oldest packet, which holds the window's far end), or a PDC's
+	 * last packet for now (nothing after it would show it lost). */
+	bool probation, no_probe;
 	uint16_t probe_ev;		/* of the PDC's last liveness probe */
 	/* Counters (stats, tests). */
 	uint32_t recycled, skipped, retired, saturated;

@@ -81,13 +81,12 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 			continue;
 		}
 		if (!lb->pen[ev]) {
-			/* One probe at a time, and never a resend: the
-			 * oldest packet, which holds the window's far end
-			 * (one into a cut path stalled ecmp.sh's sender
-			 * 12 ms, the receiver's NACK of it taken for the
-			 * first copy's). */
+			/* One probe at a time, and not when lb.no_probe
+			 * says (a resend into a cut path stalled ecmp.sh's
+			 * sender 12 ms, the target's NACK of it taken for
+			 * the first copy's). */
 			if (lb->conserve && lb->susp_row[ev] && probing < 0)
-				probing = lb->resending || bitmap_probing(lb);
+				probing = lb->no_probe || bitmap_probing(lb);
 			if (lb->conserve && lb->susp_row[ev] && probing) {
 				lb->skipped++;
 				continue;

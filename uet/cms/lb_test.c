@@ -549,12 +549,19 @@ Test(lb, bitmap_probation_one_probe_at_a_time)
 	cr_assert_neq(p1, UET_LB_NONE, "no EV back from sitting out");
 	cr_assert_eq(pick_to_probe(t, 64 * N), UET_LB_NONE,
 		     "a second probe while EV %u's is out", p1);
-	/* No resend goes on probation. */
+	/* No resend goes on probation, nor a pick the caller keeps off
+	 * it (lb.no_probe: a PDC's last packet for now). */
 	uet_lb_landed(&lb, p1);
 	for (i = 0; i < 16 * N; i++) {
 		e = uet_lb_resend(&lb, 0, t);
 		cr_assert_not(probation_ev(e), "resend %u on EV %u", i, e);
 	}
+	lb.no_probe = true;
+	for (i = 0; i < 16 * N; i++) {
+		e = uet_lb_next(&lb, t);
+		cr_assert_not(probation_ev(e), "pick %u on EV %u", i, e);
+	}
+	lb.no_probe = false;
 	/* Lost too: it sits out longer, and the next one may go. */
 	uet_lb_feed(&lb, p1, UET_LB_LOSS, t);
 	p2 = pick_to_probe(t, 64 * N);

@@ -204,7 +204,10 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 	/* Until the ACK has gone, with this packet or on its own. */
 	if (pdc->ack_ev_on && held != UET_LB_NONE)
 		return pdc->ack_ev;
+	/* A probe needs packets after it to show it lost at once. */
+	lb->no_probe = !pdc->tx_left;
 	ev = uet_lb_next(lb, now);
+	lb->no_probe = false;
 	e->probe = lb->probation;
 	return ev;
 }
