@@ -204,8 +204,11 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 	/* Until the ACK has gone, with this packet or on its own. */
 	if (pdc->ack_ev_on && held != UET_LB_NONE)
 		return pdc->ack_ev;
-	/* A probe needs packets after it to show it lost at once. */
-	lb->no_probe = !pdc->tx_left;
+	/* A probe needs packets after it to show it lost at once: not
+	 * the last of a burst. Unless nothing is in flight: a PDC that
+	 * sends one message at a time has no other way back to an EV
+	 * (a healed path). */
+	lb->no_probe = !pdc->tx_left && pdc->ccc && pdc->ccc->inflight_pkts;
 	ev = uet_lb_next(lb, now);
 	lb->no_probe = false;
 	e->probe = lb->probation;

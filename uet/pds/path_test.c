@@ -322,6 +322,7 @@ struct hole2 {
 	bool dead;
 	uint64_t dropped;
 	uint64_t acks_lost[2];	/* ACKs each node sent into it */
+	uint64_t crossed;	/* node 0's packets on its path, whole */
 };
 
 static struct hole2 hole2;
@@ -341,10 +342,15 @@ static unsigned hole2_pick(void *arg, uint64_t seq,
 	struct uet_pkt p;
 
 	(void)seq;
-	if (!h->dead || m->info.src.port == h->home[0] ||
+	if (m->info.src.port == h->home[0] ||
 	    m->info.src.port == h->home[1] ||
 	    hole2_path(m->info.src.port) != 1)
 		return 0;
+	if (!h->dead) {
+		if (m->info.dst.port == h->home[1])
+			h->crossed++;
+		return 0;
+	}
 	h->dropped++;
 	if (uet_pkt_decode(&p, m->buf, m->len, 0) >= 0 &&
 	    (p.pds.type == UET_PDS_ACK || p.pds.type == UET_PDS_ACK_CC))
@@ -534,4 +540,42 @@ Test(path, lb_delay_unloads_a_path_queueing_a_little)
 	double on = slow_share(true, 45 * UET_USEC, &t);
 
 	cr_assert_lt(on, 0.13, "%.3f on the slow path", on);
+}
+
+/* A PDC that sends one message at a time has nothing in flight behind
+ * a probe, at every packet: if only a packet with others after it could
+ * probe an EV back from sitting out (lb.no_probe), it would never take
+ * the dead path's EVs again, healed (0 of node 0's 600 packets in
+ * 300 rounds, 4 seeds, when only the last of a burst was kept off
+ * probation; 188-195 when nothing in flight lets it probe). */
+Test(path, sparse_messages_come_back_to_a_healed_path)
+{
+	uint64_t seed;
+	unsigned i;
+
+	for (seed = 1; seed <= 4; seed++) {
+		spray_pair(UET_LB_BITMAP, 1, true, true, seed);
+		hole2_open(true);
+		for (i = 0; i < 100; i++) {
+			t_send(0, 1, T_SEG);
+			t_run_done(T.h.now + T_LIMIT);
+			t_send(1, 0, T_SEG);
+			t_run_done(T.h.now + T_LIMIT);
+		}
+		hole2.dead = false;
+		hole2.crossed = 0;
+		for (i = 0; i < 300; i++) {
+			t_send(0, 1, T_SEG);
+			t_run_done(T.h.now + T_LIMIT);
+			t_send(1, 0, T_SEG);
+			t_run_done(T.h.now + T_LIMIT);
+		}
+		hole2_check();
+		cr_log_info("seed %lu: %lu of node 0's packets on the healed "
+			    "path", (unsigned long)seed,
+			    (unsigned long)hole2.crossed);
+		cr_assert_gt(hole2.crossed, 50, "seed %lu: the healed path "
+			     "stays unused", (unsigned long)seed);
+		t_fini();
+	}
 }
