@@ -385,21 +385,26 @@ static void hole2_check(void)
 	cr_assert_eq(t_stats(0).pdc_failed + t_stats(1).pdc_failed, 0);
 }
 
-static uet_time sparse_over_hole(unsigned rounds, bool dead, uint64_t seed,
-				 uint64_t *rto)
+/* One message each way in turn, each alone in flight. */
+static void ping_pong(unsigned rounds)
 {
-	uet_time t0;
-	unsigned i;
-
-	spray_pair(UET_LB_BITMAP, 1, true, false, seed);
-	hole2_open(dead);
-	t0 = T.h.now;
-	for (i = 0; i < rounds; i++) {
+	for (unsigned i = 0; i < rounds; i++) {
 		t_send(0, 1, T_SEG);
 		t_run_done(T.h.now + T_LIMIT);
 		t_send(1, 0, T_SEG);
 		t_run_done(T.h.now + T_LIMIT);
 	}
+}
+
+static uet_time sparse_over_hole(unsigned rounds, bool dead, uint64_t seed,
+				 uint64_t *rto)
+{
+	uet_time t0;
+
+	spray_pair(UET_LB_BITMAP, 1, true, false, seed);
+	hole2_open(dead);
+	t0 = T.h.now;
+	ping_pong(rounds);
 	hole2_check();
 	*rto = t_stats(0).retx_rto + t_stats(1).retx_rto;
 	cr_log_info("seed %lu: %u rounds in %.2f ms, %lu lost in the hole, "
@@ -551,25 +556,14 @@ Test(path, lb_delay_unloads_a_path_queueing_a_little)
 Test(path, sparse_messages_come_back_to_a_healed_path)
 {
 	uint64_t seed;
-	unsigned i;
 
 	for (seed = 1; seed <= 4; seed++) {
 		spray_pair(UET_LB_BITMAP, 1, true, true, seed);
 		hole2_open(true);
-		for (i = 0; i < 100; i++) {
-			t_send(0, 1, T_SEG);
-			t_run_done(T.h.now + T_LIMIT);
-			t_send(1, 0, T_SEG);
-			t_run_done(T.h.now + T_LIMIT);
-		}
+		ping_pong(100);
 		hole2.dead = false;
 		hole2.crossed = 0;
-		for (i = 0; i < 300; i++) {
-			t_send(0, 1, T_SEG);
-			t_run_done(T.h.now + T_LIMIT);
-			t_send(1, 0, T_SEG);
-			t_run_done(T.h.now + T_LIMIT);
-		}
+		ping_pong(300);
 		hole2_check();
 		cr_log_info("seed %lu: %lu of node 0's packets on the healed "
 			    "path", (unsigned long)seed,
