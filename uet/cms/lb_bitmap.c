@@ -60,9 +60,23 @@ static bool bitmap_probing(const struct uet_lb *lb)
 	return false;
 }
 
+static bool bitmap_on_probation(const struct uet_lb *lb, uint16_t ev)
+{
+	return lb->conserve && lb->susp_row[ev];
+}
+
+/* May an EV on probation take this pick? *probing: asked once a pick
+ * (-1 until then). */
+static bool bitmap_may_probe(const struct uet_lb *lb, int *probing)
+{
+	if (*probing < 0)
+		*probing = lb->no_probe || bitmap_probing(lb);
+	return !*probing;
+}
+
 static uint16_t bitmap_take(struct uet_lb *lb, uint16_t ev)
 {
-	lb->probation = lb->conserve && lb->susp_row[ev];
+	lb->probation = bitmap_on_probation(lb, ev);
 	return ev;
 }
 
@@ -70,7 +84,7 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 {
 	unsigned tries;
 	uint16_t ev = 0;
-	int probing = -1;	/* bitmap_probing, once asked */
+	int probing = -1;	/* bitmap_may_probe's answer */
 
 	/* At most one pass. */
 	for (tries = 0; tries < lb->count; tries++) {
@@ -85,9 +99,8 @@ uint16_t uet_lb_bitmap_pick(struct uet_lb *lb, uet_time now)
 			 * says (a resend into a cut path stalled ecmp.sh's
 			 * sender 12 ms, the target's NACK of it taken for
 			 * the first copy's). */
-			if (lb->conserve && lb->susp_row[ev] && probing < 0)
-				probing = lb->no_probe || bitmap_probing(lb);
-			if (lb->conserve && lb->susp_row[ev] && probing) {
+			if (bitmap_on_probation(lb, ev) &&
+			    !bitmap_may_probe(lb, &probing)) {
 				lb->skipped++;
 				continue;
 			}

@@ -446,8 +446,8 @@ Test(path, sparse_messages_leave_a_dead_path)
  * lost ACK at the end of a burst costs a tail probe. With cfg.ack_steer
  * they keep off the EVs the receiver's own PDC (its small messages)
  * learnt bad. */
-static uet_time bulk_over_hole_n(bool steer, uint64_t seed, uint64_t *tlp,
-				 unsigned rounds)
+static uet_time bulk_over_hole(bool steer, uint64_t seed, uint64_t *tlp,
+			       unsigned rounds)
 {
 	uet_time t0;
 	unsigned i;
@@ -474,11 +474,6 @@ static uet_time bulk_over_hole_n(bool steer, uint64_t seed, uint64_t *tlp,
 	return T.h.now - t0;
 }
 
-static uet_time bulk_over_hole(bool steer, uint64_t seed, uint64_t *tlp)
-{
-	return bulk_over_hole_n(steer, seed, tlp, 40);
-}
-
 /* The same for longer, over paths whose delays differ by milliseconds
  * (kernel ECMP behind queues): RACK's reorder window at 2 ms, fifty
  * round trips. The dead path's EVs sit out their losses together and
@@ -495,7 +490,7 @@ Test(path, probes_of_a_dead_path_cost_little)
 
 	pair_reorder = 2 * UET_MSEC;
 	for (seed = 1; seed <= 8; seed++) {
-		t += bulk_over_hole_n(true, seed, &tlp, 400);
+		t += bulk_over_hole(true, seed, &tlp, 400);
 		lost += hole2.dropped;
 		t_fini();
 	}
@@ -515,11 +510,11 @@ Test(path, acks_leave_a_dead_path)
 	uet_time on = 0, off = 0;
 
 	for (seed = 1; seed <= 8; seed++) {
-		off += bulk_over_hole(false, seed, &tlp);
+		off += bulk_over_hole(false, seed, &tlp, 40);
 		lost_off += hole2.acks_lost[1];
 		tlp_off += tlp;
 		t_fini();
-		on += bulk_over_hole(true, seed, &tlp);
+		on += bulk_over_hole(true, seed, &tlp, 40);
 		lost_on += hole2.acks_lost[1];
 		tlp_on += tlp;
 		t_fini();
