@@ -54,9 +54,9 @@ static void cc_check(const struct cc_bound *b)
 
 /* measured: NSCC 1.033 / 1.032, queue 0.359 / 0.394, Jain 0.997 /
  * 0.980 (before a quick adapt period lasted a round trip, 32: 1.033,
- * 0.390, 0.978; before a NACK's RTT lowered the base RTT, 32: 1.030; before
- * every window took the small steps: 1.044 / 1.032, 0.383 / 0.437,
- * 0.988 / 0.972) */
+ * 0.390, 0.978; before a NACK's RTT lowered the base RTT, 32: 1.030;
+ * before every window took the small steps: 1.044 / 1.032, 0.383 /
+ * 0.437, 0.988 / 0.972) */
 Test(cc, nscc_8)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 8, 1.09, 0.5, 0.95, 0, 0 });
@@ -73,14 +73,14 @@ Test(cc, nscc_32)
  * this holds what it reaches. measured: 1 MiB each 1.039, queue 0.432
  * BDP, Jain 0.959; 2 MiB each 1.033, 0.427, 0.974 (before a quick adapt
  * period lasted a round trip: 1 MiB 1.044, 0.432, 0.964; 2 MiB 1.031,
- * 0.430, 0.977; before a NACK's RTT
- * lowered the base RTT: 1 MiB 1.041, 0.449, 0.970; 2 MiB 1.032, 0.445,
- * 0.977; before every window took the small steps: 1 MiB 1.036, 0.480,
- * 0.965; before the trim's half-window cut and the rise on an empty
- * queue: 1.039, 0.467, 0.961; before pacing below 2 packets: 1.042,
- * 0.523, 0.849); 2 MiB each (the issue's incast) 1.032, 0.461,
- * 0.974 (before that round: 1.033, 0.455, 0.970; before the rise under
- * target: 1.035, 0.451, 0.978; before pacing: 1.030, 0.506, 0.893) */
+ * 0.430, 0.977; before a NACK's RTT lowered the base RTT: 1 MiB 1.041,
+ * 0.449, 0.970; 2 MiB 1.032, 0.445, 0.977; before every window took the
+ * small steps: 1 MiB 1.036, 0.480, 0.965; before the trim's half-window
+ * cut and the rise on an empty queue: 1.039, 0.467, 0.961; before
+ * pacing below 2 packets: 1.042, 0.523, 0.849); 2 MiB each (the issue's
+ * incast) 1.032, 0.461, 0.974 (before that round: 1.033, 0.455, 0.970;
+ * before the rise under target: 1.035, 0.451, 0.978; before pacing:
+ * 1.030, 0.506, 0.893) */
 Test(cc, nscc_128_paced)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 128, 1.05, 0.5, 0.95,
@@ -96,8 +96,7 @@ Test(cc, nscc_128)
 /* 1023 senders (4 s): a share of 0.05 packet, every target met.
  * measured: 1.060, queue 0.475 BDP, Jain 0.964 (78 k trims; before a
  * quick adapt period lasted a round trip: 0.478, 0.963, 86 k trims;
- * before pacing: 1.041,
- * 0.602, 0.948) */
+ * before pacing: 1.041, 0.602, 0.948) */
 Test(cc, nscc_1023, .timeout = 120)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 1023, 1.10, 0.5, 0.95,
@@ -130,12 +129,11 @@ Test(cc, nscc_rccc_32)
  * completion (1.04) and Jain (0.95) (cms/README.md). This holds what is
  * reached (NSCC's 1.05 fails the code before its quick adapt period
  * lasted a round trip). measured: NSCC 1.042, queue 0.347 BDP, Jain
- * 0.902 (before a
- * quick adapt period lasted a round trip 1.053, 0.333, 0.896; before a
- * NACK's RTT lowered the base RTT 1.047, 0.367, 0.792; before every
- * window took the small steps 1.224, 0.295, 0.435; before the RTT
- * sample of a resend NACKs alone asked for, ../pds/ini.c: 2.181, 0.142,
- * 0.490); RCCC 1.036, 0.203, 0.970 */
+ * 0.902 (before a quick adapt period lasted a round trip 1.053, 0.333,
+ * 0.896; before a NACK's RTT lowered the base RTT 1.047, 0.367, 0.792;
+ * before every window took the small steps 1.224, 0.295, 0.435; before
+ * the RTT sample of a resend NACKs alone asked for, ../pds/ini.c:
+ * 2.181, 0.142, 0.490); RCCC 1.036, 0.203, 0.970 */
 Test(cc, nscc_fattree_32)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.05, 0.5, 0.88, 0,
