@@ -268,13 +268,21 @@ bool uet_acktr_infer(struct uet_acktr *a, unsigned min_pkts, uint32_t *psn)
 	return false;
 }
 
-uint64_t uet_acktr_sack(const struct uet_acktr *a, unsigned *gaps)
+uint32_t uet_acktr_sack_base(const struct uet_acktr *a, uint32_t psn)
+{
+	uint32_t base = a->cack + 1;
+
+	return uet_psn_gt(psn, base + 63) ? psn - 63 : base;
+}
+
+uint64_t uet_acktr_sack(const struct uet_acktr *a, uint32_t base,
+			unsigned *gaps)
 {
 	uint64_t map = 0;
 	unsigned i, top = 0, have = 0;
 
 	for (i = 0; i < 64; i++) {
-		uint32_t p = a->cack + 1 + i;
+		uint32_t p = base + i;
 
 		if (uet_psn_gt(p, a->max))
 			break;

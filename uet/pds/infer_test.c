@@ -478,3 +478,35 @@ Test(infer, slow_path_resends_few)
 		     (unsigned long)t_stats(0).retx_sack);
 	cr_assert_eq(t_stats(0).retx_rto, 0);
 }
+
+/* The fourth data packet is lost, and only it. */
+static unsigned fourth_lost(void *arg, uint64_t seq,
+			    const struct uet_net_msg *m)
+{
+	(void)arg;
+	(void)m;
+	return seq == 3 ? UET_MEM_DROP : 0;
+}
+
+/* A hole holds CACK (a packet lost on a dead path) while more than 64
+ * packets go past it, one a microsecond. Each ACK's SACK bitmap reaches
+ * the packets it is about (acktr.h): from CACK + 1 it did not, and RACK
+ * took those beyond CACK + 64 for lost, arrived as they were (after a
+ * path cut in contrib/netns/ecmp.sh, most resends were such). */
+Test(infer, arrivals_past_cack_plus_64_are_not_resent)
+{
+	struct uet_fep_config c = infer_cfg();
+	struct uet_mem_impair imp = { .delay = HOP, .rate = 10 * PACED_RATE,
+				      .pick = fourth_lost };
+	uint64_t resent;
+
+	c.window = 128;
+	infer_run(&c, &imp, 200);
+	resent = t_stats(0).retx_sack + t_stats(0).retx_tlp +
+		 t_stats(0).retx_nack + t_stats(0).retx_rto;
+	cr_assert_eq(resent, 1, "%lu resends (sack %lu), one hole",
+		     (unsigned long)resent,
+		     (unsigned long)t_stats(0).retx_sack);
+	cr_assert_eq(t_stats(1).dup_rx, 0);
+	cr_assert_eq(t_reqs(0), 201);
+}

@@ -25,7 +25,8 @@
  * - ACKs (target): at once for AR, SYN, RETX, ECN-CE (flag M), a filled
  *   hole, a duplicate, every cfg.ack_every new packets; else after
  *   cfg.ack_delay. Built when sent, so one ACK covers a batch; it carries
- *   the SES response of its ACK_PSN. ACK_CC (SACK from CACK + 1, mpr 8 =
+ *   the SES response of its ACK_PSN. ACK_CC (SACK from CACK + 1, or
+ *   ending at ACK_PSN when that is beyond CACK + 64; mpr 8 =
  *   1024 PSNs, NSCC state zero) when PSNs above CACK arrived and for the
  *   first ACK of a PDC, plain ACK otherwise. Guaranteed responses: their
  *   own ACK at once with REQ=CLEAR, kept until CLEAR_PSN covers them.

@@ -714,6 +714,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	int32_t off = uet_psn_diff(psn, rx->cack);
 	struct uet_pds_hdr h;
 	unsigned gaps = 0;
+	uint32_t base;
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
@@ -736,8 +737,9 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	if (h.type == UET_PDS_ACK_CC) {
 		h.ack.cc_type = UET_CC_NSCC;
 		h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
-		h.ack.sack_psn_offset = 1;
-		h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
+		base = uet_acktr_sack_base(rx, off ? psn : rx->cack);
+		h.ack.sack_psn_offset = (int16_t)(base - rx->cack);
+		h.ack.sack_bitmap = uet_acktr_sack(rx, base, &gaps);
 		if (psn == rx->ack.psn && rx->ack_rx_at <= now)
 			h.ack.cc.service_time = tgt_service(now -
 							    rx->ack_rx_at);
@@ -781,7 +783,7 @@ static ssize_t tgt_emit_probe_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	h.ack.cc_type = UET_CC_NSCC;
 	h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
 	h.ack.sack_psn_offset = 1;
-	h.ack.sack_bitmap = uet_acktr_sack(rx, &gaps);
+	h.ack.sack_bitmap = uet_acktr_sack(rx, rx->cack + 1, &gaps);
 	if (rx->probe_rx_at <= now)
 		h.ack.cc.service_time = tgt_service(now - rx->probe_rx_at);
 	h.ack.cc.rcvd_bytes = uet_acktr_rcvd_q(rx);

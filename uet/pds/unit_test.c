@@ -128,7 +128,7 @@ Test(acktr, cack_sack_and_gtd_across_wrap)
 	cr_assert_not(uet_acktr_mark(&a, s + 3));
 	cr_assert_eq(uet_acktr_advance(&a), 0);
 	cr_assert(uet_acktr_holes(&a));
-	cr_assert_eq(uet_acktr_sack(&a, &gaps), 0xCull);
+	cr_assert_eq(uet_acktr_sack(&a, a.cack + 1, &gaps), 0xCull);
 	cr_assert_eq(gaps, 2);
 	cr_assert_eq(uet_acktr_classify(&a, s + 2, false), UET_ACKTR_DUP);
 	/* ROD would refuse s+1 before s. */
@@ -152,6 +152,29 @@ Test(acktr, cack_sack_and_gtd_across_wrap)
 	cr_assert_eq(pool.nfree, 2, "the kept response went back");
 	cr_assert_not(uet_acktr_holes(&a));
 	uet_acktr_pool_fini(&pool);
+}
+
+/* An ACK's SACK bitmap starts after CACK, unless the PSN the ACK is
+ * about lies beyond its 64 bits: then it ends there (acktr.h). */
+Test(acktr, sack_reaches_the_acked_psn)
+{
+	uint64_t bits[UET_ACKTR_BUF_WORDS];
+	struct uet_acktr a;
+	unsigned gaps;
+	uint32_t s = 0xFFFFFFF0u;	/* the bitmap wraps */
+
+	uet_acktr_init(&a, bits, s);
+	cr_assert_not(uet_acktr_mark(&a, s + 2));
+	cr_assert_not(uet_acktr_mark(&a, s + 70));
+	cr_assert_eq(uet_acktr_advance(&a), 0);
+	cr_assert_eq(uet_acktr_sack_base(&a, s + 2), s);
+	cr_assert_eq(uet_acktr_sack_base(&a, s + 63), s);
+	cr_assert_eq(uet_acktr_sack_base(&a, s + 64), s + 1);
+	cr_assert_eq(uet_acktr_sack_base(&a, s + 70), s + 7);
+	cr_assert_eq(uet_acktr_sack(&a, s, &gaps), 1ull << 2);
+	cr_assert_eq(gaps, 2);
+	cr_assert_eq(uet_acktr_sack(&a, s + 7, &gaps), 1ull << 63);
+	cr_assert_eq(gaps, 63);
 }
 
 Test(acktr, rod_expects_in_order)
