@@ -54,7 +54,7 @@ int uet_pdc_pool_init(struct uet_pds *pds)
 	pds->npdc = n;
 	pds->hash_mask = buckets - 1;
 	/* room for what is SACKed above a late packet (docs/choices.md §2.7) */
-	pds->rtb_cap = pow2_at_least(2 * pds->cfg.window);
+	pds->rtb_cap = pow2_at_least(4 * pds->cfg.window);
 	pds->pdcs = uet_calloc(n, sizeof(*pds->pdcs));
 	pds->id_hash = uet_calloc(buckets, sizeof(*pds->id_hash));
 	pds->peer_hash = uet_calloc(buckets, sizeof(*pds->peer_hash));

@@ -176,7 +176,7 @@ struct uet_pds {
 	uint32_t hash_mask;
 	uint16_t next_id;
 	struct uet_rtb_ent *rtb_ents;
-	uint32_t rtb_cap;		/* ring per PDC: pow2 >= 2 * window */
+	uint32_t rtb_cap;		/* ring per PDC: pow2 >= 4 * window */
 	uint64_t *rx_bits;
 	struct uet_gtd_pool gtd;
 	struct uet_ccc_table cccs;	/* congestion contexts (uet/cms) */
