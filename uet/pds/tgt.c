@@ -737,6 +737,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	if (h.type == UET_PDS_ACK_CC) {
 		h.ack.cc_type = UET_CC_NSCC;
 		h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
+		/* off 0: psn is CACK, or too far from it to name */
 		base = uet_acktr_sack_base(rx, off ? psn : rx->cack);
 		h.ack.sack_psn_offset = (int16_t)(base - rx->cack);
 		h.ack.sack_bitmap = uet_acktr_sack(rx, base, &gaps);
