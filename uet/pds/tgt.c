@@ -700,6 +700,17 @@ static uint16_t tgt_ack_ev(const struct uet_pds *pds,
 				  : entropy;
 }
 
+/* The SACK bitmap of an ACK_CC about psn, and its offset from CACK
+ * (uet_acktr_sack_base). */
+static void tgt_sack(struct uet_pds_ack *a, const struct uet_acktr *rx,
+		     uint32_t psn, unsigned *gaps)
+{
+	uint32_t base = uet_acktr_sack_base(rx, psn);
+
+	a->sack_psn_offset = (int16_t)(base - rx->cack);
+	a->sack_bitmap = uet_acktr_sack(rx, base, gaps);
+}
+
 /* One ACK: ACK_CC with a SACK bitmap when PSNs above CACK arrived, and
  * for the first ACK of a PDC (its mpr tells the initiator our MP_RANGE,
  * docs/choices.md §3.2); plain ACK otherwise (docs/protocol.md §4.2,
@@ -714,7 +725,6 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	int32_t off = uet_psn_diff(psn, rx->cack);
 	struct uet_pds_hdr h;
 	unsigned gaps = 0;
-	uint32_t base;
 	ssize_t n;
 
 	memset(&h, 0, sizeof(h));
@@ -738,9 +748,7 @@ static ssize_t tgt_emit_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 		h.ack.cc_type = UET_CC_NSCC;
 		h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
 		/* off 0: psn is CACK, or too far from it to name */
-		base = uet_acktr_sack_base(rx, off ? psn : rx->cack);
-		h.ack.sack_psn_offset = (int16_t)(base - rx->cack);
-		h.ack.sack_bitmap = uet_acktr_sack(rx, base, &gaps);
+		tgt_sack(&h.ack, rx, off ? psn : rx->cack, &gaps);
 		if (psn == rx->ack.psn && rx->ack_rx_at <= now)
 			h.ack.cc.service_time = tgt_service(now -
 							    rx->ack_rx_at);
@@ -783,8 +791,7 @@ static ssize_t tgt_emit_probe_ack(struct uet_pds *pds, struct uet_pdc *pdc,
 	h.ack.dpdcid = pdc->rid;
 	h.ack.cc_type = UET_CC_NSCC;
 	h.ack.mpr = UET_ACKTR_RANGE / UET_ACKTR_MPR_UNIT;
-	h.ack.sack_psn_offset = 1;
-	h.ack.sack_bitmap = uet_acktr_sack(rx, rx->cack + 1, &gaps);
+	tgt_sack(&h.ack, rx, rx->cack, &gaps);	/* from CACK + 1 */
 	if (rx->probe_rx_at <= now)
 		h.ack.cc.service_time = tgt_service(now - rx->probe_rx_at);
 	h.ack.cc.rcvd_bytes = uet_acktr_rcvd_q(rx);
