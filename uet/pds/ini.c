@@ -1361,15 +1361,26 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
 	return ini_cp_emit(pds, pdc, &cp, pi, buf, cap, now);
 }
 
-/* Payload bytes as the nominal bytes they will take on the wire (the
- * headers of each packet counted at their largest). */
-static int64_t ini_nominal(const struct uet_pds *pds, uint32_t bytes)
+/* Payload bytes as the nominal bytes they will take on the wire: packets
+ * as full as the PDC's last full one, each with the headers its last
+ * data packet had (the largest, 112 bytes, before the first). Exact for
+ * the rest of a message, and it must not be more: the target grants up
+ * to the largest credit target it heard (../pds/rcp.c), so an excess is
+ * credit paced out to a sender that has nothing left to send. Messages
+ * queued behind this one cost a header more each, which the next
+ * packet's target adds. */
+static int64_t ini_nominal(const struct uet_pds *pds,
+			   const struct uet_pdc *pdc, uint32_t bytes)
 {
-	uint64_t per = pds->cfg.mtu > 128 ? pds->cfg.mtu - 112 : 16;
+	uint32_t hdr = pdc->tx_hdr ? pdc->tx_hdr : 112;
+	uint32_t per = pdc->tx_full;
 
+	if (!per)
+		per = pds->cfg.mtu > hdr + 16 ? pds->cfg.mtu - hdr : 16;
 	if (!bytes)
 		return 0;
-	return (int64_t)bytes + (int64_t)((bytes + per - 1) / per) * 160;
+	return (int64_t)bytes + (int64_t)((bytes + per - 1) / per) *
+				UET_CCC_NOMINAL(hdr);
 }
 
 void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
@@ -1402,12 +1413,17 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 	pdc->tx_left = pkt.len ? (uint32_t)(((uint64_t)pkt.left + pkt.len - 1) /
 					    pkt.len) : 0;
 	/* RCCC: the request asks for what is left, this packet included */
+	if (!pkt.eom && pkt.len)
+		pdc->tx_full = (uint16_t)pkt.len;
 	if (pdc->ref.initiator)
-		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pkt.left +
+		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pdc, pkt.left +
 							   pkt.len), now);
 	n = ini_emit(pds, pdc, pdc->rtb.next - 1, pi, buf, cap, now);
+	if (n > (ssize_t)pkt.len)
+		pdc->tx_hdr = (uint16_t)(n - (ssize_t)pkt.len);
 	if (pdc->ref.initiator)
-		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pkt.left), now);
+		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pdc, pkt.left),
+				    now);
 	if (n < 0) {
 		/* SES could not write its own packet: nothing will. */
 		uet_pdc_fail(pds, pdc, UET_NACK_UNEXP_EVENT);

@@ -115,6 +115,8 @@ struct uet_pdc {
 	uint16_t tx_burst;		/* new packets in a row at its head */
 	uint32_t tx_left;		/* packets SES has still for the peer,
 					 * sized as its last one */
+	uint16_t tx_hdr;		/* UET headers of its last data packet */
+	uint16_t tx_full;		/* payload of its last full one */
 	struct uet_pdc *id_next;	/* id hash chain / free list */
 	struct uet_pdc *peer_next;	/* peer hash chain */
 

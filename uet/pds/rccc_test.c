@@ -140,6 +140,48 @@ Test(rccc, lost_credit_asked_for_again)
 	cr_assert_eq(T.nerr[1], 0);
 }
 
+/* The credit a lone sender is granted covers its data past the
+ * speculative start and no more: the pacer grants up to the largest
+ * target it heard, so a backlog counted with headers larger than the
+ * PDC's packets carry (ini.c, ini_nominal) is credit paced out at the
+ * end to a sender with nothing left. Each CREDIT's payload is the
+ * cumulative count. */
+Test(rccc, grants_cover_the_data_and_no_more)
+{
+	struct uet_fep_config c = rc_cfg(UET_CCA_RCCC);
+	struct uet_mem_impair edge = { .delay = 5 * UET_USEC };
+	uint64_t data = 0, granted = 0;
+	double spec = (double)RATE * 20e-6 * 1.5 / 3;	/* half a BDP */
+	size_t i;
+
+	/* full packets: T_SEG of payload and a *_CC_REQ's headers */
+	c.mtu = T_SEG + UET_PDS_CC_REQ_LEN + UET_SES_STD_LEN;
+	t_init(2, &c, NULL);
+	t_impair(0, &edge);
+	t_impair(1, &edge);
+	t_send(1, 0, MSG);
+	t_run_done(T.h.now + T_LIMIT);
+	t_check_delivery(1, 0);
+	cr_assert_eq(t_count(1, UET_PDS_RUD_CC_REQ, UET_PDS_F_RETX), 0);
+	for (i = 0; i < T.nlog; i++) {
+		const struct tlog *e = &T.log[i];
+
+		if (e->node == 1 && e->p.pds.type == UET_PDS_RUD_CC_REQ)
+			data += UET_CCC_NOMINAL(e->len);
+		if (e->node == 0 && e->p.pds.type == UET_PDS_CTRL &&
+		    e->p.pds.next_hdr == UET_CTL_CREDIT &&
+		    e->p.pds.ctrl.payload > granted)
+			granted = e->p.pds.ctrl.payload;
+	}
+	granted *= UET_RCCC_QUANTUM;
+	cr_log_info("%lu bytes sent (nominal), %lu granted, %.0f speculative",
+		    (unsigned long)data, (unsigned long)granted, spec);
+	cr_assert_leq(granted, data, "granted %lu for %lu bytes",
+		      (unsigned long)granted, (unsigned long)data);
+	cr_assert_geq((double)granted, (double)data - spec,
+		      "all past the speculative start");
+}
+
 /* ACK_CC's rcvd_bytes (UE 1.0 §3.6.13.9): the target counts the nominal
  * bytes of the new data packets it took, and every ACK_CC carries the count
  * in 256-byte units, rounded up. */
