@@ -917,6 +917,36 @@ Test(ccc, rccc_send_without_credit_runs_no_debt)
 	uet_ccc_table_fini(&tab);
 }
 
+/* A packet goes only on credit that covers it, a full packet's nominal
+ * bytes (or all that is left, when less): one sent on a part would run
+ * ahead of the grants, and the grant that pays for it at the flow's end
+ * paces out nothing. Short of it the sender is starved, and the silence
+ * before it asks again counts from the last grant. */
+Test(ccc, rccc_a_packet_needs_credit_that_covers_it)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_RCCC, true);
+	uint32_t full_q = (uint32_t)(c->mtu / UET_RCCC_QUANTUM);
+
+	c->rccc.spec = false;
+	c->rccc.credit = 0;
+	uet_ccc_set_backlog(c, 10 * c->mtu, 1000);
+	c->rccc.told_q = uet_ccc_credit_target(c);
+	uet_ccc_on_credit(c, full_q, 2000);
+	cr_assert_lt(c->rccc.credit, c->mtu, "a quantum short");
+	cr_assert_not(uet_ccc_can_send(c, true));
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 2000 + 500,
+		     "starved since the grant");
+	uet_ccc_on_credit(c, full_q + 1, 3000);
+	cr_assert(uet_ccc_can_send(c, true));
+	cr_assert_eq(uet_ccc_credit_req_at(c, 500), UET_TIME_NONE);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 3000);
+	cr_assert_not(uet_ccc_can_send(c, true), "%lld left",
+		      (long long)c->rccc.credit);
+	uet_ccc_set_backlog(c, c->rccc.credit, 3000);
+	cr_assert(uet_ccc_can_send(c, true), "the last, smaller packet");
+	uet_ccc_table_fini(&tab);
+}
+
 /* Starved and wanting more than it said: at once only when the target
  * owes it less than a packet of what it said; while it owes more, its
  * pacer comes back anyway (the silence timer covers a lost CREDIT). */

@@ -15,6 +15,7 @@
  *   cumulative count the sender wants: granted so far plus its backlog
  *   (what SES still has to send, capped at 1.5 BDP) less the credit it
  *   holds;
+ * - a packet goes only on credit that covers it (rccc_need);
  * - a sender that has a backlog, no credit and nothing in flight asks
  *   with a CREDIT_REQUEST CP (a lost CREDIT must not stall it);
  * - return-direction read data is not credit-paced (its receiver is the
@@ -49,13 +50,29 @@ static void rccc_init(struct uet_ccc *c, uet_time now)
 	c->cwnd = r->max_credit;
 }
 
+/* Credit the next packet needs: a full packet's nominal bytes, or all
+ * that is left when that is less. A packet goes only on credit that
+ * covers it: one sent on a part of it runs ahead of the grants, and the
+ * grant that pays for it at the flow's end paces out nothing. */
+static int64_t rccc_need(const struct uet_ccc *c)
+{
+	int64_t all = c->rccc.backlog + c->rtx_backlog;
+
+	return all > 0 && all < c->mtu ? all : c->mtu;
+}
+
+static bool rccc_credit_ok(const struct uet_ccc *c)
+{
+	return c->rccc.credit >= rccc_need(c);
+}
+
 /* Note when the sender ran out of credit with work left (the CREDIT
  * REQUEST timer), or that it has some again. */
 static void rccc_note(struct uet_ccc *c, uet_time now)
 {
 	struct uet_rccc *r = &c->rccc;
 
-	if (r->credit > 0 || r->backlog + c->rtx_backlog <= 0)
+	if (rccc_credit_ok(c) || r->backlog + c->rtx_backlog <= 0)
 		r->starved_at = UET_TIME_NONE;
 	else if (r->starved_at == UET_TIME_NONE)
 		r->starved_at = now;
@@ -107,11 +124,6 @@ static void rccc_on_loss(struct uet_ccc *c, uint32_t bytes, uet_time sent_at,
 	(void)c, (void)bytes, (void)sent_at, (void)now;
 }
 
-static bool rccc_credit_ok(const struct uet_ccc *c)
-{
-	return c->rccc.credit > 0;
-}
-
 static bool rccc_can_send(const struct uet_ccc *c, bool fwd)
 {
 	if (!fwd)
@@ -119,11 +131,11 @@ static bool rccc_can_send(const struct uet_ccc *c, bool fwd)
 	return rccc_credit_ok(c) && c->inflight + c->mtu <= c->rccc.max_credit;
 }
 
-/* Ask for an ACK when credit runs out: nothing else would come while we
- * wait for grants. */
+/* Ask for an ACK when what credit is left after this packet covers no
+ * full one: nothing else would come while we wait for grants. */
 static bool rccc_ack_request(const struct uet_ccc *c, uint32_t bytes)
 {
-	return c->rccc.credit - (int64_t)bytes <= 0;
+	return c->rccc.credit - (int64_t)bytes < c->mtu;
 }
 
 const struct uet_cc_ops uet_rccc_ops = {
@@ -226,6 +238,8 @@ void uet_ccc_on_credit(struct uet_ccc *c, uint32_t granted_q, uet_time now)
 	r->credit += (int64_t)d * UET_RCCC_QUANTUM;
 	if (r->credit > r->max_credit)
 		r->credit = r->max_credit;
+	/* short of a packet still: the silence counts from this grant */
+	r->starved_at = UET_TIME_NONE;
 	rccc_note(c, now);
 }
 
@@ -242,7 +256,7 @@ uet_time uet_ccc_credit_req_at(const struct uet_ccc *c, uet_time after)
 	const struct uet_rccc *r = &c->rccc;
 	uint32_t owed;
 
-	if (!uet_ccc_credit_paced(c) || r->credit > 0 ||
+	if (!uet_ccc_credit_paced(c) || rccc_credit_ok(c) ||
 	    r->backlog + c->rtx_backlog <= 0 || r->starved_at == UET_TIME_NONE)
 		return UET_TIME_NONE;
 	/* wants more than it last said, and the target owes it less than

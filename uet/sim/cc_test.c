@@ -103,8 +103,11 @@ Test(cc, nscc_1023, .timeout = 120)
 				     0, 0 });
 }
 
-/* measured: RCCC 1.036 / 1.031, queue 0.216 / 0.187, Jain 0.995 /
- * 0.992 */
+/* measured: RCCC 1.033 / 1.029, queue 0.182 / 0.185, Jain 0.995 /
+ * 0.993 (before the credit target at a message's end was exact and a
+ * packet needed credit that covers it, ../pds/ini.c, ../cms/rccc.c:
+ * 1.036 / 1.031, 0.216 / 0.187, 0.995 / 0.992). 32 holds the issue's
+ * 1.03. */
 Test(cc, rccc_8)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 8, 1.04, 0.3, 0.99, 0, 0 });
@@ -112,14 +115,15 @@ Test(cc, rccc_8)
 
 Test(cc, rccc_32)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.035, 0.3, 0.99,
+	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.030, 0.3, 0.99,
 				     0, 0 });
 }
 
-/* measured: 1.037 / 1.032, queue 0.22 / 0.19, Jain 0.995 / 0.991 */
+/* measured: 1.033 / 1.029, queue 0.20 / 0.20, Jain 0.997 / 0.993
+ * (before the exact credit target: 32 1.030, 0.19, 0.993) */
 Test(cc, nscc_rccc_32)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_NSCC_RCCC, 32, 1.035, 0.3,
+	cc_check(&(struct cc_bound){ UET_CCA_NSCC_RCCC, 32, 1.030, 0.3,
 				     0.99, 0, 0 });
 }
 
@@ -133,7 +137,8 @@ Test(cc, nscc_rccc_32)
  * 0.896; before a NACK's RTT lowered the base RTT 1.047, 0.367, 0.792;
  * before every window took the small steps 1.224, 0.295, 0.435; before
  * the RTT sample of a resend NACKs alone asked for, ../pds/ini.c:
- * 2.181, 0.142, 0.490); RCCC 1.036, 0.203, 0.970 */
+ * 2.181, 0.142, 0.490); RCCC 1.032, 0.195, 0.970 (before the exact
+ * credit target at a message's end, ../pds/ini.c: 1.036, 0.203, 0.970) */
 Test(cc, nscc_fattree_32)
 {
 	cc_check(&(struct cc_bound){ UET_CCA_NSCC, 32, 1.05, 0.5, 0.88, 0,
@@ -142,7 +147,7 @@ Test(cc, nscc_fattree_32)
 
 Test(cc, rccc_fattree_32)
 {
-	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.04, 0.3, 0.96, 0,
+	cc_check(&(struct cc_bound){ UET_CCA_RCCC, 32, 1.035, 0.3, 0.96, 0,
 				     6 });
 }
 
