@@ -173,33 +173,39 @@ static void rma_set_seq(uint8_t *p, size_t size, uint64_t seq)
 		memcpy(p, &seq, 8);
 }
 
+/* The sequence number a message of 8 bytes or more starts with. */
+static int rma_check_seq(const uint8_t *p, size_t size, uint64_t seq,
+			 const char *what)
+{
+	uint64_t got;
+
+	if (size < 8)
+		return 0;
+	memcpy(&got, p, 8);
+	if (got == seq)
+		return 0;
+	fprintf(stderr, "ft_rma: data mismatch: %s, %zu bytes: sequence %"
+		PRIu64 ", want %" PRIu64 "\n", what, size, got, seq);
+	return -FI_EIO;
+}
+
+static int rma_bad_at(size_t size, uint64_t seq, size_t off, const char *what)
+{
+	fprintf(stderr, "ft_rma: data mismatch: %s, %zu bytes, sequence %"
+		PRIu64 ", offset %zu\n", what, size, seq, off);
+	return -FI_EIO;
+}
+
 static int rma_check_msg(const uint8_t *p, size_t size, uint64_t slot,
 			 uint64_t seq, const char *what)
 {
-	uint64_t got;
+	size_t hdr = size < 8 ? 0 : 8;
 	ssize_t off;
 
-	if (size < 8) {
-		off = ft_check(p, size, rma_seed(size, 0));
-	} else {
-		memcpy(&got, p, 8);
-		if (got != seq) {
-			fprintf(stderr, "ft_rma: data mismatch: %s, %zu bytes: "
-				"sequence %" PRIu64 ", want %" PRIu64 "\n",
-				what, size, got, seq);
-			return -FI_EIO;
-		}
-		off = ft_check(p + 8, size - 8, rma_seed(size, slot));
-		if (off >= 0)
-			off += 8;
-	}
-	if (off >= 0) {
-		fprintf(stderr, "ft_rma: data mismatch: %s, %zu bytes, "
-			"sequence %" PRIu64 ", offset %zd\n", what, size, seq,
-			off);
+	if (rma_check_seq(p, size, seq, what))
 		return -FI_EIO;
-	}
-	return 0;
+	off = ft_check(p + hdr, size - hdr, rma_seed(size, hdr ? slot : 0));
+	return off < 0 ? 0 : rma_bad_at(size, seq, (size_t)off + hdr, what);
 }
 
 /* bw: every slot's pattern, made once per size before the timed windows,
@@ -220,30 +226,15 @@ static int bw_check_msg(const struct rma *r, const uint8_t *p, size_t size,
 			uint64_t slot, uint64_t seq, const char *what)
 {
 	const uint8_t *exp = r->expect + slot * size;
-	size_t hdr = size < 8 ? 0 : 8;
+	size_t off = size < 8 ? 0 : 8;
 
-	if (hdr) {
-		uint64_t got;
-
-		memcpy(&got, p, 8);
-		if (got != seq) {
-			fprintf(stderr, "ft_rma: data mismatch: %s, %zu bytes: "
-				"sequence %" PRIu64 ", want %" PRIu64 "\n",
-				what, size, got, seq);
-			return -FI_EIO;
-		}
-	}
-	if (memcmp(p + hdr, exp + hdr, size - hdr)) {
-		size_t off = hdr;
-
-		while (p[off] == exp[off])
-			off++;
-		fprintf(stderr, "ft_rma: data mismatch: %s, %zu bytes, "
-			"sequence %" PRIu64 ", offset %zu\n", what, size, seq,
-			off);
+	if (rma_check_seq(p, size, seq, what))
 		return -FI_EIO;
-	}
-	return 0;
+	if (!memcmp(p + off, exp + off, size - off))
+		return 0;
+	while (p[off] == exp[off])
+		off++;
+	return rma_bad_at(size, seq, off, what);
 }
 
 static void rma_on_remote(struct ft_ctx *c, const struct fi_cq_tagged_entry *e)
