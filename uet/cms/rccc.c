@@ -50,13 +50,19 @@ static void rccc_init(struct uet_ccc *c, uet_time now)
 	c->cwnd = r->max_credit;
 }
 
+/* Bytes still to send: SES's backlog and the resends due. */
+static int64_t rccc_left(const struct uet_ccc *c)
+{
+	return c->rccc.backlog + c->rtx_backlog;
+}
+
 /* Credit the next packet needs: a full packet's nominal bytes, or all
  * that is left when that is less. A packet goes only on credit that
  * covers it: one sent on a part of it runs ahead of the grants, and the
  * grant that pays for it at the flow's end paces out nothing. */
 static int64_t rccc_need(const struct uet_ccc *c)
 {
-	int64_t all = c->rccc.backlog + c->rtx_backlog;
+	int64_t all = rccc_left(c);
 
 	return all > 0 && all < c->mtu ? all : c->mtu;
 }
@@ -72,7 +78,7 @@ static void rccc_note(struct uet_ccc *c, uet_time now)
 {
 	struct uet_rccc *r = &c->rccc;
 
-	if (rccc_credit_ok(c) || r->backlog + c->rtx_backlog <= 0)
+	if (rccc_credit_ok(c) || rccc_left(c) <= 0)
 		r->starved_at = UET_TIME_NONE;
 	else if (r->starved_at == UET_TIME_NONE)
 		r->starved_at = now;
@@ -210,7 +216,7 @@ bool uet_ccc_credit_paced(const struct uet_ccc *c)
 uint32_t uet_ccc_credit_target(const struct uet_ccc *c)
 {
 	const struct uet_rccc *r = &c->rccc;
-	int64_t all = r->backlog + c->rtx_backlog;
+	int64_t all = rccc_left(c);
 	int64_t want = all < r->max_credit ? all : r->max_credit;
 	uint64_t q;
 
@@ -257,7 +263,7 @@ uet_time uet_ccc_credit_req_at(const struct uet_ccc *c, uet_time after)
 	uint32_t owed;
 
 	if (!uet_ccc_credit_paced(c) || rccc_credit_ok(c) ||
-	    r->backlog + c->rtx_backlog <= 0 || r->starved_at == UET_TIME_NONE)
+	    rccc_left(c) <= 0 || r->starved_at == UET_TIME_NONE)
 		return UET_TIME_NONE;
 	/* wants more than it last said, and the target owes it less than
 	 * a packet of what it said: ask at once. (While it owes more, its
