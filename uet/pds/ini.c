@@ -110,7 +110,8 @@ bool uet_ini_retx_blocked(struct uet_pdc *pdc)
 	if (pdc->ref.initiator && uet_ccc_credit_paced(pdc->ccc) &&
 	    pdc->state == UET_PDC_SYN)
 		return pdc->ccc->inflight_pkts > 0 ||
-		       uet_rtb_next_timer(&pdc->rtb) != UET_TIME_NONE;
+		       (uet_rtb_next_timer(&pdc->rtb) != UET_TIME_NONE &&
+			uet_rtb_tighten(&pdc->rtb) != UET_TIME_NONE);
 	return !uet_ccc_can_send(pdc->ccc, pdc->ref.initiator);
 }
 
@@ -412,24 +413,33 @@ static uet_time ini_exact(struct uet_pdc *pdc, uint32_t ack_psn, uint8_t flags,
 
 /* CACK moved: the peer is making progress, so what is still in flight
  * gets a full RTO from now (RFC 6298 §5.3). A packet lost at the head
- * holds CACK, so its own timer runs on. */
+ * holds CACK, so its own timer runs on. Noted here and applied when a
+ * timer runs out (ini_restarted): a walk of the window on every ACK
+ * cost as much as the rest of the ACK. */
 static void ini_restart(struct uet_pds *pds, struct uet_pdc *pdc,
 			uet_time now)
 {
+	pdc->rtb.restart_at = now;
+	pdc->rtb.restart_rto = uet_rtt_rto(&pdc->rtt, pds->cfg.rto_min,
+					   pds->cfg.rto_max);
+}
+
+/* e's timer ran out: true if the last restart moved it past now (it is
+ * set there), false if it really ran out. A NACK's back-off is not an
+ * RTO and is not restarted. */
+static bool ini_restarted(struct uet_pds *pds, struct uet_pdc *pdc,
+			  struct uet_rtb_ent *e, uet_time now)
+{
 	struct uet_rtb *rtb = &pdc->rtb;
-	uint32_t psn;
+	uet_time at;
 
-	for (psn = rtb->base; psn != rtb->next; psn++) {
-		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
-		uet_time at;
-
-		if (e->rto_at == UET_TIME_NONE || e->backoff ||
-		    (e->fl & UET_RTB_ACKED))
-			continue;
-		at = now + ini_rto(pds, pdc, e->retx);
-		if (at > e->rto_at)
-			uet_rtb_set_timer(rtb, e, at);
-	}
+	if (e->backoff || rtb->restart_at == UET_TIME_NONE)
+		return false;
+	at = rtb->restart_at + uet_pds_backoff(pds, rtb->restart_rto, e->retx);
+	if (at <= now)
+		return false;
+	uet_rtb_set_timer(rtb, e, at);
+	return true;
 }
 
 static void ini_count_resend(struct uet_pds *pds, uint8_t cause)
@@ -980,11 +990,19 @@ bool uet_ini_rto(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	}
 
 	if (uet_rtb_next_timer(rtb) <= now) {
+		/* the walk sets the bound anew: each timer left running
+		 * lowers it, and so does each one set meanwhile */
+		rtb->rto_at = UET_TIME_NONE;
 		for (psn = rtb->base; psn != rtb->next; psn++) {
 			struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 
-			if ((e->fl & UET_RTB_ACKED) || e->rto_at > now)
+			if (e->fl & UET_RTB_ACKED)
 				continue;
+			if (e->rto_at > now || ini_restarted(pds, pdc, e, now)) {
+				if (e->rto_at < rtb->rto_at)
+					rtb->rto_at = e->rto_at;
+				continue;
+			}
 			if (e->backoff) {
 				/* A NACK's pause is over: not a loss. */
 				e->backoff = false;

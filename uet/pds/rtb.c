@@ -17,6 +17,7 @@ void uet_rtb_init(struct uet_rtb *rtb, struct uet_rtb_ent *ent, uint32_t cap,
 	rtb->peer_cack = rtb->clear_sent = rtb->clear_want = start - 1;
 	rtb->rewind_psn = start - 1;
 	rtb->rto_at = UET_TIME_NONE;
+	rtb->restart_at = UET_TIME_NONE;
 }
 
 struct uet_rtb_ent *uet_rtb_add(struct uet_rtb *rtb)
@@ -64,23 +65,27 @@ bool uet_rtb_first_due(struct uet_rtb *rtb, uint32_t *psn)
 	return false;
 }
 
+/* A ring this short is walked at once when its earliest timer stops or
+ * moves later: a wake for nothing would cost more (a PDC with a packet
+ * or two in flight, as every sender of a large incast). */
+#define RTB_TIGHTEN_NOW	8
+
 void uet_rtb_set_timer(struct uet_rtb *rtb, struct uet_rtb_ent *e, uet_time at)
 {
-	/* Removing or delaying the earliest timer needs a rescan. */
-	if (e->rto_at == rtb->rto_at && at != e->rto_at)
-		rtb->rto_dirty = true;
+	bool was_first = e->rto_at == rtb->rto_at && at > e->rto_at;
+
 	e->rto_at = at;
-	if (!rtb->rto_dirty && at < rtb->rto_at)
+	if (at < rtb->rto_at)
 		rtb->rto_at = at;
+	else if (was_first && uet_rtb_used(rtb) <= RTB_TIGHTEN_NOW)
+		uet_rtb_tighten(rtb);
 }
 
-uet_time uet_rtb_next_timer(struct uet_rtb *rtb)
+uet_time uet_rtb_tighten(struct uet_rtb *rtb)
 {
 	uet_time t = UET_TIME_NONE;
 	uint32_t p;
 
-	if (!rtb->rto_dirty)
-		return rtb->rto_at;
 	for (p = rtb->base; p != rtb->next; p++) {
 		const struct uet_rtb_ent *e = uet_rtb_get(rtb, p);
 
@@ -88,6 +93,5 @@ uet_time uet_rtb_next_timer(struct uet_rtb *rtb)
 			t = e->rto_at;
 	}
 	rtb->rto_at = t;
-	rtb->rto_dirty = false;
 	return t;
 }

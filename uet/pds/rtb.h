@@ -66,8 +66,9 @@ struct uet_rtb {
 	uint32_t clear_want;	/* highest PSN whose ACK asked for CLEAR */
 	uint32_t rewind_psn;	/* ROD: last Go-Back-N restarted here */
 	unsigned ndue;		/* entries with DUE or ACKREQ */
-	uet_time rto_at;	/* earliest entry timer (valid unless dirty) */
-	bool rto_dirty;
+	uet_time rto_at;	/* no entry timer runs out before this */
+	uet_time restart_at;	/* CACK last moved (ini.c: ini_restart) */
+	uet_time restart_rto;	/* ... and the RTO then, before back-off */
 };
 
 /* Attach a ring of cap entries (power of two) starting at Start_PSN. */
@@ -102,9 +103,19 @@ struct uet_rtb_ent *uet_rtb_add(struct uet_rtb *rtb);
 uint32_t uet_rtb_slide(struct uet_rtb *rtb);
 /* Lowest PSN with DUE or ACKREQ set; false when none. */
 bool uet_rtb_first_due(struct uet_rtb *rtb, uint32_t *psn);
-/* Set the timer of e; keeps the cached minimum right. */
+/* Set the timer of e. O(1) but in a short ring: a timer moved later or
+ * stopped leaves the ring's minimum where it was (a lower bound, see
+ * below). */
 void uet_rtb_set_timer(struct uet_rtb *rtb, struct uet_rtb_ent *e, uet_time at);
-/* Earliest running entry timer, or UET_TIME_NONE. */
-uet_time uet_rtb_next_timer(struct uet_rtb *rtb);
+/* No entry timer runs out before this (UET_TIME_NONE: none runs). A
+ * lower bound: the owner wakes at it, looks at the entries, and tightens
+ * it (uet_rtb_tighten), so that no ACK pays for a walk of the ring. */
+static inline uet_time uet_rtb_next_timer(const struct uet_rtb *rtb)
+{
+	return rtb->rto_at;
+}
+/* The earliest running entry timer exactly (a walk of the ring), kept as
+ * the bound; UET_TIME_NONE when none runs. */
+uet_time uet_rtb_tighten(struct uet_rtb *rtb);
 
 #endif

@@ -86,7 +86,34 @@ Test(rtb, ring_across_psn_wrap)
 	cr_assert_eq(psn, 2);
 }
 
-Test(rtb, timer_minimum_follows_changes)
+Test(rtb, next_timer_is_a_bound_that_tighten_makes_exact)
+{
+	struct uet_rtb_ent ents[16], *e[10];
+	struct uet_rtb rtb;
+	unsigned i;
+
+	uet_rtb_init(&rtb, ents, 16, 100);
+	cr_assert_eq(uet_rtb_next_timer(&rtb), UET_TIME_NONE);
+	for (i = 0; i < 10; i++) {
+		e[i] = uet_rtb_add(&rtb);
+		uet_rtb_set_timer(&rtb, e[i], 100 + 10 * i);
+	}
+	cr_assert_eq(uet_rtb_next_timer(&rtb), 100);
+	/* ten in use: stopping the earliest leaves the bound, no walk */
+	uet_rtb_set_timer(&rtb, e[0], UET_TIME_NONE);
+	uet_rtb_set_timer(&rtb, e[1], 500);
+	cr_assert_eq(uet_rtb_next_timer(&rtb), 100);
+	cr_assert_eq(uet_rtb_tighten(&rtb), 120);
+	cr_assert_eq(uet_rtb_next_timer(&rtb), 120);
+	/* an earlier timer lowers it at once */
+	uet_rtb_set_timer(&rtb, e[9], 50);
+	cr_assert_eq(uet_rtb_next_timer(&rtb), 50);
+	/* acknowledged entries do not count */
+	e[9]->fl |= UET_RTB_ACKED;
+	cr_assert_eq(uet_rtb_tighten(&rtb), 120);
+}
+
+Test(rtb, a_short_ring_stays_exact)
 {
 	struct uet_rtb_ent ents[8];
 	struct uet_rtb rtb;
@@ -98,10 +125,13 @@ Test(rtb, timer_minimum_follows_changes)
 	uet_rtb_set_timer(&rtb, a, 50);
 	uet_rtb_set_timer(&rtb, b, 30);
 	cr_assert_eq(uet_rtb_next_timer(&rtb), 30);
+	/* two in use: walked at once, no wake for a stopped timer */
 	uet_rtb_set_timer(&rtb, b, UET_TIME_NONE);
 	cr_assert_eq(uet_rtb_next_timer(&rtb), 50);
 	uet_rtb_set_timer(&rtb, a, 70);
 	cr_assert_eq(uet_rtb_next_timer(&rtb), 70);
+	uet_rtb_set_timer(&rtb, a, UET_TIME_NONE);
+	cr_assert_eq(uet_rtb_next_timer(&rtb), UET_TIME_NONE);
 }
 
 Test(acktr, cack_sack_and_gtd_across_wrap)
