@@ -804,6 +804,7 @@ struct uetp_ep {
 	struct uetp_req *reqs;
 	size_t nreqs;
 	struct uetp_req *tx_free, *rx_free;
+	size_t tx_nfree, rx_nfree;	/* their lengths: fi_*_size_left */
 
 	/* I/O batches */
 	struct uet_net_msg rx_msgs[UETP_BATCH];

@@ -399,15 +399,6 @@ static int uetp_ep_setopt(fid_t fid, int level, int optname,
 	return -FI_ENOPROTOOPT;
 }
 
-static size_t uetp_free_count(const struct uetp_req *r)
-{
-	size_t n = 0;
-
-	for (; r; r = r->next)
-		n++;
-	return n;
-}
-
 static ssize_t uetp_ep_rx_size_left(struct fid_ep *ep_fid)
 {
 	struct uetp_ep *ep = uet_container_of(ep_fid, struct uetp_ep, fid);
@@ -417,7 +408,7 @@ static ssize_t uetp_ep_rx_size_left(struct fid_ep *ep_fid)
 		return -FI_EOPBADSTATE;
 	uetp_lock_acquire(&ep->lock);
 	a = uet_fep_rx_left(ep->fep);
-	b = uetp_free_count(ep->rx_free);
+	b = ep->rx_nfree;
 	uetp_lock_release(&ep->lock);
 	return (ssize_t)(a < b ? a : b);
 }
@@ -431,7 +422,7 @@ static ssize_t uetp_ep_tx_size_left(struct fid_ep *ep_fid)
 		return -FI_EOPBADSTATE;
 	uetp_lock_acquire(&ep->lock);
 	a = uet_fep_tx_left(ep->fep);
-	b = uetp_free_count(ep->tx_free);
+	b = ep->tx_nfree;
 	uetp_lock_release(&ep->lock);
 	return (ssize_t)(a < b ? a : b);
 }

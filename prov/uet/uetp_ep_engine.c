@@ -47,9 +47,11 @@ static void uetp_req_free(struct uetp_ep *ep, struct uetp_req *req)
 	if (tx) {
 		req->next = ep->tx_free;
 		ep->tx_free = req;
+		ep->tx_nfree++;
 	} else {
 		req->next = ep->rx_free;
 		ep->rx_free = req;
+		ep->rx_nfree++;
 	}
 }
 
@@ -61,6 +63,10 @@ struct uetp_req *uetp_ep_req_get(struct uetp_ep *ep, bool tx)
 	if (r) {
 		*list = r->next;
 		r->next = NULL;
+		if (tx)
+			ep->tx_nfree--;
+		else
+			ep->rx_nfree--;
 	}
 	return r;
 }

@@ -487,9 +487,32 @@ Test(ep, peek_claim)
 
 Test(ep, size_left)
 {
+	struct fi_cq_err_entry err;
+	struct fi_cq_tagged_entry e;
+	ssize_t rx0, tx0;
+	char r[2][8];
+
 	/* deprecated wrappers: call the slots */
-	cr_assert_gt(fx.a.ep->ops->tx_size_left(fx.a.ep), 0);
-	cr_assert_gt(fx.a.ep->ops->rx_size_left(fx.a.ep), 0);
+	tx0 = fx.a.ep->ops->tx_size_left(fx.a.ep);
+	rx0 = fx.b.ep->ops->rx_size_left(fx.b.ep);
+	cr_assert_gt(tx0, 0);
+	cr_assert_gt(rx0, 1);
+	/* a posted receive holds one until it completes */
+	cr_assert_eq(fi_recv(fx.b.ep, r[0], 8, NULL, FI_ADDR_UNSPEC,
+			     (void *)1), 0);
+	cr_assert_eq(fi_recv(fx.b.ep, r[1], 8, NULL, FI_ADDR_UNSPEC,
+			     (void *)2), 0);
+	cr_assert_eq(fx.b.ep->ops->rx_size_left(fx.b.ep), rx0 - 2);
+	cr_assert_eq(fi_cancel(&fx.b.ep->fid, (void *)2), 0);
+	cr_assert_eq(wait_one(fx.b.cq, &e, 5000), -FI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(fi_cq_readerr(fx.b.cq, &err, 0), 1);
+	cr_assert_eq(fx.b.ep->ops->rx_size_left(fx.b.ep), rx0 - 1);
+	cr_assert_eq(fi_send(fx.a.ep, "hi", 2, NULL, fx.a.peer, (void *)3), 0);
+	expect_one(fx.b.cq, &e);
+	expect_one(fx.a.cq, &e);
+	cr_assert_eq(fx.b.ep->ops->rx_size_left(fx.b.ep), rx0);
+	cr_assert_eq(fx.a.ep->ops->tx_size_left(fx.a.ep), tx0);
 }
 
 Test(ep, getname_probe_and_formats)
