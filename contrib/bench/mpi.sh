@@ -1,14 +1,17 @@
 #!/bin/sh
 # contrib/bench/mpi.sh: NetPIPE over Open MPI (pml cm, mtl ofi), uet next
-# to libfabric's tcp (and optionally udp;ofi_rxd), two ranks on loopback,
+# to libfabric's tcp (and optionally udp;ofi_rxd), two ranks of one host,
 # in one run: bandwidth and latency at a few sizes and their ratio to tcp.
 # A benchmark, not a test: it is not in make check. It prints SKIP and
 # exits 0 when Open MPI (mpirun) or NetPIPE (NPopenmpi) is not installed.
 # See contrib/bench/README.md.
 #
-# usage: mpi.sh [-b BUILDDIR] [-r REPS] [-u MAXBYTES] [-x]
+# usage: mpi.sh [-b BUILDDIR] [-i IFACE] [-r REPS] [-u MAXBYTES] [-x]
 #   -b BUILDDIR  build directory holding prov/uet/.libs (default:
 #                $top_builddir, else the current directory)
+#   -i IFACE     the interface every provider uses (default lo); the
+#                ranks still share the host, so another one's address
+#                takes the kernel's loopback too (uet: FI_UET_HOST_PATH)
 #   -r REPS      NetPIPE runs per provider, interleaved, the best number
 #                per size kept (default 2)
 #   -u MAXBYTES  largest message (default 8388608)
@@ -19,13 +22,15 @@ builddir=${top_builddir:-.}
 reps=2
 max=8388608
 provs="uet tcp"
-while getopts b:r:u:xh opt; do
+iface=lo
+while getopts b:i:r:u:xh opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
+	i) iface=$OPTARG ;;
 	r) reps=$OPTARG ;;
 	u) max=$OPTARG ;;
 	x) provs="uet tcp udp;ofi_rxd" ;;
-	*) sed -n '2,15p' "$0"; exit 2 ;;
+	*) sed -n '2,18p' "$0"; exit 2 ;;
 	esac
 done
 for v in "$reps" "$max"; do
@@ -51,8 +56,8 @@ if [ -z "${FI_PROVIDER_PATH:-}" ]; then
 	exit 2
 fi
 export FI_PROVIDER_PATH
-# Everything on lo.
-FI_UET_IFACE=lo FI_TCP_IFACE=lo FI_UDP_IFACE=lo
+# Everything on one interface.
+FI_UET_IFACE=$iface FI_TCP_IFACE=$iface FI_UDP_IFACE=$iface
 export FI_UET_IFACE FI_TCP_IFACE FI_UDP_IFACE
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpi_bench.XXXXXX") || exit 1
@@ -134,7 +139,7 @@ hdr() {
 	for p in $provs; do printf ' %12s' "$p"; done
 	printf ' %9s\n' uet/tcp
 }
-echo "NetPIPE over Open MPI (pml cm, mtl ofi), 2 ranks on lo, best of $reps:"
+echo "NetPIPE over Open MPI (pml cm, mtl ofi), 2 ranks on $iface, best of $reps:"
 echo "bandwidth, Gbit/s (higher is better)"
 hdr
 for s in $sizes; do

@@ -18,7 +18,11 @@
 #     most VETH_MAX_ONE_CPU times longer there (tcp is no yardstick: it
 #     waits a scheduler tick, 4 ms, per transfer);
 #   - below MTU 9000, fi_pingpong with FI_UET_MTU=9000: uet clamps its
-#     packets to the link and says so once in the log.
+#     packets to the link and says so once in the log;
+#   - below MTU 9000, fi_pingpong between two endpoints at one address
+#     (both in the server's namespace): the kernel takes their packets
+#     over its loopback, and uet's are larger than the link's MTU
+#     (FI_UET_HOST_PATH), or not with FI_UET_HOST_PATH=0.
 # In a sanitizer build (ASan/UBSan slow uet, not libfabric's tcp) the runs
 # must still complete, but the ratio is printed, not held.
 # The checks are ratios, never absolute times: the host sets the speed,
@@ -226,7 +230,8 @@ pp_pair() { # DIR PREFIX_A PREFIX_B ARGS...
 	# a server that died shows in its exit code below
 	port_held "$spid" "$port" -t "$tb" exec "$name" a || :
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" b env $tool_env $prefix_b \
+	timeout -k 5 "$t" "$tb" exec "$name" "${pp_client_ns:-b}" env \
+		$tool_env $prefix_b \
 		fi_pingpong "$@" -P "$port" "$A" >"$d/client.log" 2>&1
 	pp_crc=$?
 	wait "$spid"
@@ -272,6 +277,48 @@ check_mtu_clamp() { # MTU
 		result "$pname" "FAIL (server exit $pp_src, client exit $pp_crc," \
 			"warning said $said times, want 1)" "$t0"
 		logs "$d"
+	fi
+}
+
+# Mean bytes per packet the server received (FI_UET_STATS in LOG), or 0.
+rx_mean() { # LOG
+	sed -n 's/.*rx_pkts \([0-9]*\) .*rx_bytes \([0-9]*\) .*/\1 \2/p' \
+		"$1" | awk '{ p += $1; b += $2 } END { print p ? int(b / p) : 0 }'
+}
+
+# Two endpoints on one host, both at tb0's address (server and client in
+# namespace a): the kernel carries their datagrams over its loopback, so
+# uet sends them packets of the loopback's size (FI_UET_HOST_PATH), not
+# the link's MTU; with FI_UET_HOST_PATH=0 the link's. 1 MiB, data checked.
+check_host_path() { # MTU
+	pname="fi_pingpong 1 MiB, two endpoints at tb0's address, MTU $1"
+	t0=$(date +%s)
+	ok=1
+	line=
+	for hp in 1 0; do
+		d=$(mktemp -d "$tmp/host.XXXXXX")
+		pp_client_ns=a pp_pair "$d" \
+			"FI_UET_STATS=1 FI_UET_HOST_PATH=$hp" \
+			"FI_UET_HOST_PATH=$hp" -p uet -e rdm -S 1048576 -I 5 -c
+		st=$?
+		mean=$(rx_mean "$d/server.log")
+		line="$line${line:+, }FI_UET_HOST_PATH=$hp: $mean bytes a packet"
+		if [ $st != 0 ]; then
+			ok=0
+		elif [ $hp = 1 ] && [ "$mean" -le "$1" ]; then
+			ok=0
+		elif [ $hp = 0 ] && [ "$mean" -gt "$1" ]; then
+			ok=0
+		fi
+		[ $ok = 1 ] || { logs "$d"; break; }
+	done
+	if [ $ok = 1 ]; then
+		result "$pname" PASS "$t0"
+		echo "    $line"
+	else
+		result "$pname" "FAIL ($line; want more than $1 with 1, at" \
+			"most $1 with 0; server exit $pp_src, client exit" \
+			"$pp_crc)" "$t0"
 	fi
 }
 
@@ -437,6 +484,7 @@ for mtu in $mtus; do
 	echo "# MTU $mtu"
 	check_pingpong "$mtu"
 	[ "$mtu" -lt 9000 ] && check_mtu_clamp "$mtu"
+	[ "$mtu" -lt 9000 ] && check_host_path "$mtu"
 
 	t0=$(date +%s)
 	bw_runs "m$mtu" 64k,1m

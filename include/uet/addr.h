@@ -22,6 +22,8 @@ struct uet_addr {
 
 /* Same family, address and port. */
 bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b);
+/* Same family and address, any port: the same host's FEP address. */
+bool uet_addr_same_fa(const struct uet_addr *a, const struct uet_addr *b);
 /* "192.0.2.1:4793" or "[2001:db8::1]:4793" (no port part when port is 0);
  * returns what snprintf returns. */
 int uet_addr_str(char *buf, size_t cap, const struct uet_addr *a);

@@ -62,6 +62,11 @@ struct uet_fep_config {
 	uint16_t pid_on_fep;		/* 12 bits */
 	uint16_t resource_index;	/* 12 bits */
 	size_t mtu;			/* max UET packet size (headers included) */
+	/* Toward a FEP of this host (a peer at local's FA, another port):
+	 * the kernel takes those over its loopback, whatever interface the
+	 * FA is on, so their packets may be this large; 0: mtu. At least
+	 * mtu. Connectionless and datagram sizes stay mtu's. */
+	size_t host_mtu;
 	size_t max_msg_size;		/* at least 16 MiB */
 	size_t inject_size;		/* largest UET_OPF_INJECT send */
 	unsigned tx_depth;		/* outstanding transmit operations */
@@ -345,6 +350,21 @@ int uet_fep_mr_dereg(struct uet_fep *fep, uint64_t key);
  * carry one element (the compare-and-swap extension holds one operand). */
 size_t uet_fep_amo_max(const struct uet_fep *fep, uint8_t type, uint8_t op,
 		       uint8_t dt);
+
+/* The largest packet toward peer under cfg: host_mtu for a FEP of this
+ * host (peer at cfg->local's FA), else mtu. */
+static inline size_t uet_fep_config_mtu_to(const struct uet_fep_config *cfg,
+					   const struct uet_addr *peer)
+{
+	return cfg->host_mtu > cfg->mtu &&
+	       uet_addr_same_fa(peer, &cfg->local) ? cfg->host_mtu : cfg->mtu;
+}
+
+/* The largest packet toward any peer under cfg. */
+static inline size_t uet_fep_config_mtu_max(const struct uet_fep_config *cfg)
+{
+	return cfg->host_mtu > cfg->mtu ? cfg->host_mtu : cfg->mtu;
+}
 
 /* Bytes of one UUD datagram (a send on a cfg.uud fep) of this mtu: the
  * mtu less the UUD and standard SES headers (docs/protocol.md §4.9, §5.3).

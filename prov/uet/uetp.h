@@ -160,6 +160,7 @@ struct uetp_env {
 	int allow_layering;		/* FI_UET_ALLOW_LAYERING */
 	uint32_t job_id;		/* FI_UET_JOB_ID */
 	size_t mtu;			/* FI_UET_MTU, 0 = from the interface */
+	int host_path;			/* FI_UET_HOST_PATH */
 	size_t tx_size, rx_size;	/* FI_UET_TX_SIZE / FI_UET_RX_SIZE */
 	int rto_ms;			/* FI_UET_RTO_MS, 0 = engine default */
 	int max_retx;			/* FI_UET_MAX_RETX, 0 = engine default */
@@ -351,6 +352,10 @@ bool uetp_iface_any_ip(const struct uet_addr *a);
 /* UET packet MTU for an interface: link MTU - IP - UDP, or FI_UET_MTU
  * when the link carries it (else the link's, said once in the log). */
 size_t uetp_iface_mtu(const struct uetp_iface *ifc);
+/* UET packet size toward FEPs at ifc's own address (this host's: the
+ * kernel takes them over its loopback), or 0 when that is not more than
+ * mtu, FI_UET_MTU is set or FI_UET_HOST_PATH is off. */
+size_t uetp_iface_host_mtu(const struct uetp_iface *ifc, size_t mtu);
 /* The packet size for a wish (0: none) on a link carrying link bytes of
  * UDP payload; *clamped when the wish was too big. */
 size_t uetp_iface_mtu_pick(size_t want, size_t link, bool *clamped);
@@ -466,6 +471,7 @@ struct uetp_domain {
 	uint32_t job_id;
 	bool locking;
 	size_t mtu;
+	size_t host_mtu;		/* toward this host's FEPs; 0: mtu */
 	struct uetp_eq *eq;
 	atomic_int ref;			/* children */
 	pthread_mutex_t lock;		/* eps, mrs, progress thread */

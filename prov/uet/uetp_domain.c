@@ -160,6 +160,7 @@ int uetp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	dom->locking = !(da->threading == FI_THREAD_DOMAIN &&
 			 !uetp_env.progress_thread && !uetp_env.rescue_ms);
 	dom->mtu = uetp_iface_mtu(&dom->iface);
+	dom->host_mtu = uetp_iface_host_mtu(&dom->iface, dom->mtu);
 	dom->mr_mode = uetp_mr_mode_bits(version, (uint64_t)da->mr_mode);
 	atomic_init(&dom->ref, 0);
 	pthread_mutex_init(&dom->lock, NULL);

@@ -502,6 +502,7 @@ void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)
 	    info->ep_attr->auth_key_size == UETP_AUTH_KEY_SIZE)
 		memcpy(&c->job_id, info->ep_attr->auth_key, sizeof(c->job_id));
 	c->mtu = ep->domain->mtu;
+	c->host_mtu = ep->domain->host_mtu;
 	c->max_msg_size = UETP_MAX_MSG_SIZE;
 	c->inject_size = ep->inject_size;
 	c->tx_depth = (unsigned)(info->tx_attr->size ? info->tx_attr->size :
@@ -568,8 +569,10 @@ int uetp_ep_reqs_alloc(struct uetp_ep *ep)
 
 int uetp_ep_bufs_alloc(struct uetp_ep *ep)
 {
+	size_t cap = uet_fep_config_mtu_max(&ep->cfg);
+
 	ep->rx_bufs = malloc((size_t)UETP_BATCH * UETP_PKT_MAX);
-	ep->tx_bufs = malloc((size_t)UETP_TX_BATCH * ep->cfg.mtu);
+	ep->tx_bufs = malloc((size_t)UETP_TX_BATCH * cap);
 	if (!ep->rx_bufs || !ep->tx_bufs)
 		return -FI_ENOMEM;
 	for (unsigned i = 0; i < UETP_BATCH; i++) {
@@ -577,8 +580,8 @@ int uetp_ep_bufs_alloc(struct uetp_ep *ep)
 		ep->rx_msgs[i].cap = UETP_PKT_MAX;
 	}
 	for (unsigned i = 0; i < UETP_TX_BATCH; i++) {
-		ep->tx_msgs[i].buf = ep->tx_bufs + (size_t)i * ep->cfg.mtu;
-		ep->tx_msgs[i].cap = ep->cfg.mtu;
+		ep->tx_msgs[i].buf = ep->tx_bufs + (size_t)i * cap;
+		ep->tx_msgs[i].cap = cap;
 	}
 	return 0;
 }

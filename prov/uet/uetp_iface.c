@@ -225,6 +225,21 @@ static size_t uetp_iface_link_mtu(const struct uetp_iface *ifc, int *ifmtu)
 	return (size_t)*ifmtu > hdr ? (size_t)*ifmtu - hdr : 0;
 }
 
+size_t uetp_iface_host_mtu(const struct uetp_iface *ifc, size_t mtu)
+{
+	struct uetp_iface lo = *ifc;
+	bool clamped;
+	size_t host;
+	int ifmtu;
+
+	if (!uetp_env.host_path || uetp_env.mtu)
+		return 0;
+	snprintf(lo.name, sizeof(lo.name), "lo");
+	host = uetp_iface_mtu_pick(0, uetp_iface_link_mtu(&lo, &ifmtu),
+				   &clamped);
+	return host > mtu ? host : 0;
+}
+
 size_t uetp_iface_mtu(const struct uetp_iface *ifc)
 {
 	/* one warning per interface index (mod 64) and process */

@@ -52,6 +52,7 @@ struct uetp_env uetp_env = {
 	.cork_us = UETP_DEFAULT_CORK_US,
 	.unexp_max = UETP_DEFAULT_UNEXP_MAX,
 	.udp_gso = 1,
+	.host_path = 1,
 	.tx_zcopy = 1,
 	.loss_infer = 1,
 	.lb_delay = 1,
@@ -211,6 +212,13 @@ static void uetp_define_params(void)
 		"Largest UET packet in bytes, headers included, %d..%d "
 		"(default: 0 = interface MTU minus IP and UDP headers)",
 		UETP_MTU_MIN, UETP_PKT_MAX);
+	fi_param_define(&uetp_prov, "host_path", FI_PARAM_BOOL,
+		"Endpoints at the domain's own address (other processes on "
+		"this host) are reached over the kernel's loopback, whatever "
+		"the interface: send them packets of the loopback's size, up "
+		"to %d bytes; 0: the interface's MTU for every peer; "
+		"FI_UET_MTU, when set, holds for them too (default: 1)",
+		UETP_PKT_MAX);
 	fi_param_define(&uetp_prov, "tx_size", FI_PARAM_SIZE_T,
 		"Default transmit queue depth (default: %d)",
 		UETP_DEFAULT_TX_SIZE);
@@ -416,6 +424,7 @@ static void uetp_read_params(void)
 			"FI_UET_MTU below %d, ignored\n", UETP_MTU_MIN);
 		uetp_env.mtu = 0;
 	}
+	uetp_env_bool("host_path", &uetp_env.host_path);
 	uetp_env_size("tx_size", 1, UETP_SIZE_MAX, &uetp_env.tx_size);
 	uetp_env_size("rx_size", 1, UETP_SIZE_MAX, &uetp_env.rx_size);
 	uetp_env_int("rto_ms", 0, 600000, &uetp_env.rto_ms);

@@ -97,7 +97,7 @@ struct uet_ccc *uet_ccc_get(struct uet_ccc_table *t,
 	uet_list_init(&c->pdcs);
 	c->ops = t->ops;
 	c->cfg = t->cfg;
-	c->mtu = UET_CCC_NOMINAL((int64_t)t->cfg->mtu);
+	c->mtu = UET_CCC_NOMINAL((int64_t)uet_fep_config_mtu_to(t->cfg, peer));
 	c->last_cut = UET_TIME_NONE;
 	c->pace_at = UET_TIME_NONE;
 	c->rtt_last = UET_TIME_NONE;

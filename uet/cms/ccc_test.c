@@ -64,6 +64,26 @@ Test(ccc, table_shares_one_context_per_peer)
 	cr_assert_null(uet_cc_ops_for(200));
 }
 
+/* A FEP of this host (our FA, another port) gets host_mtu's packets, and
+ * its context counts them as full ones. */
+Test(ccc, a_peer_of_this_host_counts_host_mtu_packets)
+{
+	struct uet_addr here = { .af = UET_AF_INET, .ip = { 10, 0, 0, 1 },
+				 .port = 4794 };
+	struct uet_addr there = { .af = UET_AF_INET, .ip = { 10, 0, 0, 2 },
+				  .port = 4793 };
+
+	uet_fep_config_default(&cfg);
+	cfg.mtu = 1500;
+	cfg.host_mtu = 9000;
+	cfg.local = here;
+	cfg.local.port = 4793;
+	cr_assert_eq(uet_ccc_table_init(&tab, &cfg, 4), 0);
+	cr_assert_eq(uet_ccc_get(&tab, &here, 0)->mtu, UET_CCC_NOMINAL(9000));
+	cr_assert_eq(uet_ccc_get(&tab, &there, 0)->mtu, UET_CCC_NOMINAL(1500));
+	uet_ccc_table_fini(&tab);
+}
+
 Test(ccc, fixed_window_counts_packets)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_FIXED, false);

@@ -11,8 +11,12 @@ static size_t addr_len(uint8_t af)
 
 bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b)
 {
-	return a->af == b->af && a->port == b->port &&
-	       !memcmp(a->ip, b->ip, addr_len(a->af));
+	return a->port == b->port && uet_addr_same_fa(a, b);
+}
+
+bool uet_addr_same_fa(const struct uet_addr *a, const struct uet_addr *b)
+{
+	return a->af == b->af && !memcmp(a->ip, b->ip, addr_len(a->af));
 }
 
 /* RFC 5952 short form: the longest run (>= 2) of zero groups becomes "::". */

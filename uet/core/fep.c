@@ -30,8 +30,9 @@ struct uet_fep {
 	bool busy;		/* inside a call: callbacks must not re-enter */
 	const struct uet_alloc *prev_alloc;	/* the caller's, inside a call */
 	struct uet_tss *tss;	/* NULL: no transport security */
-	uint8_t *tss_buf;	/* wire_mtu: a packet opened */
-	size_t wire_mtu;	/* cfg.mtu as given; PDS sees less with TSS */
+	uint8_t *tss_buf;	/* FEP_TSS_BUF: a packet opened */
+	size_t wire_mtu;	/* largest packet as given (mtu or host_mtu);
+				 * PDS sees less with TSS */
 };
 
 void uet_fep_config_default(struct uet_fep_config *cfg)
@@ -106,6 +107,10 @@ static void fep_leave(struct uet_fep *fep)
 	fep->busy = false;
 }
 
+/* Opened packets land here: as long as any datagram, not our MTU, for a
+ * peer's packets may be larger than ours (another MTU, host_mtu). */
+#define FEP_TSS_BUF	65536u
+
 /* TSS takes its header and ICV out of every packet PDS builds. */
 static int fep_tss_open(struct uet_fep *fep)
 {
@@ -117,7 +122,7 @@ static int fep_tss_open(struct uet_fep *fep)
 		return 0;
 	if (fep->cfg.mtu < 512 + uet_tss_overhead())
 		return UET_ERR_INVAL;
-	fep->tss_buf = uet_malloc(fep->wire_mtu);
+	fep->tss_buf = uet_malloc(FEP_TSS_BUF);
 	if (!fep->tss_buf)
 		return UET_ERR_NOMEM;
 	rc = uet_tss_new(&fep->tss, t, &fep->cfg.local);
@@ -126,6 +131,8 @@ static int fep_tss_open(struct uet_fep *fep)
 		return rc;
 	}
 	fep->cfg.mtu -= uet_tss_overhead();
+	if (fep->cfg.host_mtu > uet_tss_overhead())
+		fep->cfg.host_mtu -= uet_tss_overhead();
 	return 0;
 }
 
@@ -148,7 +155,7 @@ static int fep_open(struct uet_fep **fepp, const struct uet_fep_config *cfg,
 	fep->cb = *cb;
 	fep->user = user;
 	fep->now = now;
-	fep->wire_mtu = cfg->mtu;
+	fep->wire_mtu = uet_fep_config_mtu_max(cfg);
 	rc = fep_tss_open(fep);
 	if (rc) {
 		uet_free(fep);
@@ -274,6 +281,8 @@ static ssize_t fep_tss_unseal(struct uet_fep *fep, const struct uet_pkt_info *pi
 	}
 	if (pi->trimmed)
 		return UET_ERR_TSS_AUTH;
+	if (len > FEP_TSS_BUF)
+		return UET_ERR_WIRE_LENGTH;	/* no datagram is this long */
 	return uet_tss_open(fep->tss, &pi->src, pkt, len, fep->tss_buf, now);
 }
 
@@ -363,8 +372,8 @@ ssize_t uet_fep_poll_tx_sg(struct uet_fep *fep, struct uet_pkt_info *pi,
 		ext = NULL;
 	fep_enter(fep, now);
 	uet_ses_tx_ext(fep->ses, ext);
-	/* Fixed-size packets are never more than mtu. */
-	cap = fep->cfg.mtu;
+	/* No packet is more than its peer's MTU (SES and PDS size each). */
+	cap = uet_fep_config_mtu_max(&fep->cfg);
 	if (fep->tss)
 		out = buf + uet_tss_headroom();
 	n = uet_nack_poll(fep->pds, pi, out, cap, now);

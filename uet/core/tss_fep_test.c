@@ -75,6 +75,8 @@ static void key_fill(uint8_t *k, uint8_t seed)
 
 /* Start the feps with uet_harness_init_sg: TSS must still copy. */
 static bool start_sg;
+/* Each node's mtu; 0: the default. */
+static size_t node_mtu[NODES];
 
 /* Secured (or not) feps; keys by seed, so a test can make them differ. */
 static void start(const bool secured[NODES], const uint8_t key_seed[NODES],
@@ -95,6 +97,8 @@ static void start(const bool secured[NODES], const uint8_t key_seed[NODES],
 		cfg[i].rto_max = 20 * UET_MSEC;
 		cfg[i].max_retx = 6;
 		cfg[i].pdc_idle = 20 * UET_MSEC;
+		if (node_mtu[i])
+			cfg[i].mtu = node_mtu[i];
 		memset(&tcfg[i], 0, sizeof(tcfg[i]));
 		if (!secured[i])
 			continue;
@@ -214,6 +218,31 @@ Test(tss_fep, cluster_mode_messages_over_a_bad_link)
 	messages_over_a_bad_link(UET_TSS_CLUSTER);
 	cr_assert_eq(uet_fep_tss_stats(T.h.node[0].fep, &ts), 0);
 	cr_assert_gt(ts.keys_derived, 1, "rekeyed as the TSC moved");
+}
+
+/* A peer's packets may be larger than our mtu (its mtu, host_mtu): they
+ * open into a buffer for any datagram, not one of our mtu, which they
+ * overran. */
+Test(tss_fep, packets_larger_than_our_mtu_open)
+{
+	enum { LEN = 20000 };
+	static uint8_t src[LEN], dst[LEN];
+	int cs, cr;
+
+	node_mtu[0] = 9000;
+	start_sg = true;
+	start(both, same_key, UET_TSS_DIRECT, NULL, NULL);
+	start_sg = false;
+	node_mtu[0] = 0;
+	for (size_t i = 0; i < LEN; i++)
+		src[i] = (uint8_t)(i * 13 + 5);
+	post(1, 0, UET_OP_RECV, dst, LEN, &cr);
+	post(0, 1, UET_OP_SEND, src, LEN, &cs);
+	run_until(1, 1, 5 * UET_SEC);
+	cr_assert_eq(T.c[0][0].err, 0);
+	cr_assert_eq(T.c[1][0].err, 0);
+	cr_assert(!memcmp(src, dst, LEN));
+	cr_assert_lt(T.sent_sealed, LEN / 1400, "sent in packets of 9000");
 }
 
 /* Captured packets of a finished exchange, modified or replayed, and

@@ -1392,9 +1392,10 @@ static int64_t ini_nominal(const struct uet_pds *pds,
 {
 	uint32_t hdr = pdc->tx_hdr ? pdc->tx_hdr : 112;
 	uint32_t per = pdc->tx_full;
+	size_t mtu = uet_fep_config_mtu_to(&pds->cfg, &pdc->ref.peer);
 
 	if (!per)
-		per = pds->cfg.mtu > hdr + 16 ? pds->cfg.mtu - hdr : 16;
+		per = mtu > hdr + 16 ? (uint32_t)(mtu - hdr) : 16;
 	if (!bytes)
 		return 0;
 	return (int64_t)bytes + (int64_t)((bytes + per - 1) / per) *

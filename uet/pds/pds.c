@@ -48,6 +48,8 @@ static bool cfg_ok(const struct uet_fep_config *c)
 	       c->rto_max >= c->rto_min && c->rto_max != UET_TIME_NONE &&
 	       c->max_retx <= RETX_MAX && c->ack_every &&
 	       c->entropy_count && c->mtu >= MTU_MIN && c->mtu <= MTU_MAX &&
+	       (!c->host_mtu ||
+		(c->host_mtu >= c->mtu && c->host_mtu <= MTU_MAX)) &&
 	       c->ecn <= UET_ECN_CE && uet_cc_ops_for(c->cca);
 }
 

@@ -469,9 +469,11 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
  * answer into packets of its own size (rma.c), so ends with different
  * MTUs still agree; a request per packet would cap reads at one
  * request's round of the window. */
-static uint32_t read_chunk(const struct uet_ses *ses)
+static uint32_t read_chunk(const struct uet_ses *ses,
+			   const struct uet_addr *peer)
 {
-	size_t pkt = ses->cfg.mtu - UET_SES_RET_HDRS_LEN, k;
+	size_t pkt = uet_fep_config_mtu_to(&ses->cfg, peer) -
+		     UET_SES_RET_HDRS_LEN, k;
 
 	if (pkt > UET_SES_PAYLOAD_LIMIT)
 		pkt = UET_SES_PAYLOAD_LIMIT;
@@ -484,10 +486,12 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 			const struct uet_ses_msg *m)
 {
 	uint32_t left = m->len - m->sent, chunk;
+	size_t max;
 
 	switch (m->opcode) {
 	case UET_SES_READ:
-		chunk = m->sent ? read_chunk(ses) : UET_SES_READ_CHUNK;
+		chunk = m->sent ? read_chunk(ses, &m->peer) :
+				  UET_SES_READ_CHUNK;
 		return left < chunk ? left : chunk;
 	case UET_SES_ATOMIC:
 	case UET_SES_FETCHING_ATOMIC:
@@ -499,8 +503,8 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 	case UET_SES_RENDEZVOUS_TSEND:
 		return m->eager;
 	default:
-		return left < ses->payload_max ? left :
-						 (uint32_t)ses->payload_max;
+		max = uet_ses_payload_to(ses, &m->peer);
+		return left < max ? left : (uint32_t)max;
 	}
 }
 

@@ -24,6 +24,7 @@ static void teardown(void)
 }
 
 TestSuite(msg, .init = setup, .fini = teardown);
+TestSuite(msgcfg, .fini = teardown);
 
 Test(msg, payload_from_mtu)
 {
@@ -105,6 +106,60 @@ Test(msg, seg_p) { check_segmentation(uet_ses_payload_max(A.ses)); }
 Test(msg, seg_p_plus_1) { check_segmentation(uet_ses_payload_max(A.ses) + 1); }
 Test(msg, seg_many) { check_segmentation(7 * uet_ses_payload_max(A.ses) + 13); }
 
+static void host_mtu_4000(struct uet_fep_config *c)
+{
+	c->host_mtu = 4000;
+}
+
+static void elsewhere(struct uet_fep_config *c)
+{
+	host_mtu_4000(c);
+	c->local.ip[3] = 2;	/* 127.0.0.2: not B's host */
+}
+
+/* Packets toward a FEP of this host (same FA, test_loop.h) carry
+ * host_mtu's payload; toward another host, mtu's. */
+static void host_segmentation(void (*tweak_a)(struct uet_fep_config *),
+			      size_t mtu)
+{
+	size_t len = 20000, P = mtu - UET_PDS_REQ_LEN - UET_SES_STD_LEN, i;
+	uint8_t *src = malloc(len), *dst = calloc(1, len);
+	int ctx_s, ctx_r;
+
+	tl_ep_open_at(&A, PA, tweak_a);
+	tl_ep_open_at(&B, PB, host_mtu_4000);
+	tl_link_open(&L, &A, &B, 1);
+	cr_assert_eq(uet_ses_payload_to(A.ses, &B.cfg.local), P);
+	tl_fill(src, len, 3);
+	/* from any source: A may be at another address */
+	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
+			     UET_OPF_COMPLETION, 0, &ctx_r), 0);
+	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
+			     UET_OPF_COMPLETION, 0, &ctx_s), 0);
+	cr_assert_eq(tl_pull(&L, SIZE_MAX), (len + P - 1) / P);
+	for (i = 0; i < L.n; i++) {
+		cr_assert_eq(L.p[i].pkt.len, i + 1 < L.n ? P : len - i * P);
+		cr_assert_eq(tl_deliver(&L, i), 0);
+		tl_ack(&L, i);
+	}
+	cr_assert_not_null(tl_comp(&B, &ctx_r));
+	cr_assert_eq(tl_comp(&B, &ctx_r)->len, len);
+	cr_assert_not_null(tl_comp(&A, &ctx_s));
+	cr_assert_arr_eq(dst, src, len);
+	free(src);
+	free(dst);
+}
+
+Test(msgcfg, host_mtu_toward_this_host)
+{
+	host_segmentation(host_mtu_4000, 4000);
+}
+
+Test(msgcfg, mtu_toward_another_host)
+{
+	host_segmentation(elsewhere, 1500);
+}
+
 Test(msg, seg_16mib)
 {
 	size_t len = 16u << 20, P = uet_ses_payload_max(A.ses);
@@ -113,8 +168,9 @@ Test(msg, seg_16mib)
 	size_t i;
 
 	tl_fill(src, len, 16);
+	/* from any source: A may be at another address */
 	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, PA, &ctx_r), 0);
+			     UET_OPF_COMPLETION, 0, &ctx_r), 0);
 	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
 			     UET_OPF_COMPLETION, 0, &ctx_s), 0);
 	cr_assert_eq(tl_pull(&L, SIZE_MAX), (len + P - 1) / P);

@@ -374,7 +374,8 @@ Test(rma, small_read_ack_without_data)
  * as payload_length can name (msg.c), whatever the target's mtu. */
 static size_t read_chunk_of_a(void)
 {
-	size_t pkt = A.cfg.mtu - UET_SES_RET_HDRS_LEN;
+	size_t pkt = uet_fep_config_mtu_to(&A.cfg, &B.cfg.local) -
+		     UET_SES_RET_HDRS_LEN;
 
 	if (pkt > UET_SES_PAYLOAD_LIMIT)
 		pkt = UET_SES_PAYLOAD_LIMIT;
@@ -423,7 +424,8 @@ static void big_read(size_t len, bool reverse)
 	cr_assert(uet_ses_pdc_busy(B.ses, &L.rpdc));
 	tl_ret_pull(&L, SIZE_MAX);
 	{
-		size_t max = B.cfg.mtu - UET_SES_RET_HDRS_LEN, sum = 0;
+		size_t max = uet_fep_config_mtu_to(&B.cfg, &A.cfg.local) -
+			     UET_SES_RET_HDRS_LEN, sum = 0;
 
 		/* Contiguous requests make one job: full return packets. */
 		cr_assert_eq(L.rn, (len + max - 1) / max);
@@ -496,6 +498,25 @@ Test(rmacfg, read_target_small_mtu)
 	tl_pair_open(&A, PA, &B, PB, &L, small_mtu);
 	big_read(5 * read_chunk_of_a() + 3, true);
 	cr_assert_gt(L.rn, 5 * (read_chunk_of_a() / 600));
+}
+
+static void host_mtu_9000(struct uet_fep_config *c)
+{
+	c->host_mtu = 9000;
+}
+
+/* Both ends on one host (127.0.0.1, test_loop.h): requests ask for, and
+ * the target answers with, packets of host_mtu, not mtu. */
+Test(rmacfg, read_between_feps_of_one_host)
+{
+	size_t ret = 9000 - UET_SES_RET_HDRS_LEN;
+
+	tl_ep_open_at(&A, PA, host_mtu_9000);
+	tl_ep_open_at(&B, PB, host_mtu_9000);
+	tl_link_open(&L, &A, &B, 1);
+	cr_assert_eq(read_chunk_of_a(), UET_SES_PAYLOAD_LIMIT / ret * ret);
+	big_read(3 * read_chunk_of_a() + 5, false);
+	cr_assert_eq(L.rp[0].pkt.len, ret);
 }
 
 static void refused_read(uint64_t key, uint64_t raddr, size_t len,

@@ -36,11 +36,12 @@
 
 int uet_rndv_expose(struct uet_ses *ses, struct uet_ses_msg *m)
 {
-	size_t room = ses->payload_max - UET_SES_RNDV_EXT_LEN;
+	size_t max = uet_ses_payload_to(ses, &m->peer);
+	size_t room = max - UET_SES_RNDV_EXT_LEN;
 	struct uet_ses_mr tmpl;
 	int rc = UET_ERR_BUSY, tries;
 
-	if (ses->payload_max <= UET_SES_RNDV_EXT_LEN || m->len <= room)
+	if (max <= UET_SES_RNDV_EXT_LEN || m->len <= room)
 		return 0;	/* all of it fits the eager packet */
 	memset(&tmpl, 0, sizeof(tmpl));
 	memcpy(tmpl.iov, m->iov, sizeof(tmpl.iov));

@@ -104,6 +104,24 @@ static void ses_rxq_destroy(struct uet_ses *ses,
 	ses->rxq = NULL;
 }
 
+/* Payload bytes of a full request packet of mtu bytes (> the headers). */
+static size_t ses_payload_of(const struct uet_fep_config *cfg, size_t mtu)
+{
+	size_t n = mtu - UET_SES_HDRS_LEN;
+
+	/* RCCC sends *_CC_REQ, whose PDS header is 4 bytes longer */
+	if (cfg->cca == UET_CCA_RCCC || cfg->cca == UET_CCA_NSCC_RCCC)
+		n -= UET_PDS_CC_REQ_LEN - UET_PDS_REQ_LEN;
+	return n > UET_SES_PAYLOAD_LIMIT ? UET_SES_PAYLOAD_LIMIT : n;
+}
+
+size_t uet_ses_payload_to(const struct uet_ses *ses,
+			  const struct uet_addr *peer)
+{
+	return uet_fep_config_mtu_to(&ses->cfg, peer) > ses->cfg.mtu ?
+	       ses->host_payload_max : ses->payload_max;
+}
+
 int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 		   const struct uet_callbacks *cb, void *user,
 		   struct uet_pds *pds)
@@ -125,12 +143,9 @@ int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 	ses->cb = cb;
 	ses->user = user;
 	ses->pds = pds;
-	ses->payload_max = cfg->mtu - UET_SES_HDRS_LEN;
-	/* RCCC sends *_CC_REQ, whose PDS header is 4 bytes longer */
-	if (cfg->cca == UET_CCA_RCCC || cfg->cca == UET_CCA_NSCC_RCCC)
-		ses->payload_max -= UET_PDS_CC_REQ_LEN - UET_PDS_REQ_LEN;
-	if (ses->payload_max > UET_SES_PAYLOAD_LIMIT)
-		ses->payload_max = UET_SES_PAYLOAD_LIMIT;
+	ses->payload_max = ses_payload_of(cfg, cfg->mtu);
+	ses->host_payload_max = ses_payload_of(cfg,
+					       uet_fep_config_mtu_max(cfg));
 	ses->initiator = uet_ses_addr_initiator(&cfg->local);
 	ses->dgram_max = uet_fep_dgram_max(cfg->mtu);
 	/* mtu > UET_SES_HDRS_LEN, so the RUDI headers (shorter) fit too */

@@ -224,6 +224,7 @@ struct uet_ses {
 	void *user;
 	struct uet_pds *pds;
 	size_t payload_max;
+	size_t host_payload_max;	/* toward a FEP of this host (host_mtu) */
 	uint32_t initiator;		/* ours, uet_ses_addr_initiator */
 	bool rewake;			/* wake PDS for pending sends at the
 					 * next post (which brings the time) */
@@ -412,5 +413,9 @@ void uet_rudi_done(struct uet_ses *ses, struct uet_ses_msg *m,
 struct uet_ses_inmsg *uet_unexp_alloc(struct uet_ses *ses, uint32_t total);
 void uet_unexp_drop_buf(struct uet_ses *ses, struct uet_ses_inmsg *in);
 void uet_unexp_release(struct uet_ses *ses, struct uet_ses_inmsg *in);
+
+/* Payload bytes of a full request packet toward peer. */
+size_t uet_ses_payload_to(const struct uet_ses *ses,
+			  const struct uet_addr *peer);
 
 #endif
