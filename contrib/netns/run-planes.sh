@@ -38,22 +38,25 @@
 #                    single run (a one-plane run once read 4.6 MB/s for
 #                    23.3, with no packet resent)
 #   PLANES_ENV       engine settings of runs 2 and 3, both sides (default
-#                    FI_UET_LOSS_INFER=0 FI_UET_WINDOW=80
+#                    FI_UET_LOSS_INFER=0 FI_UET_WINDOW=128
 #                    FI_UET_ENTROPY_RUN=16. RACK's reorder window, a
 #                    quarter of the smallest RTT, reads the planes' queue
 #                    skew of milliseconds as loss and resends a third of
 #                    the packets, as over ECMP paths; uetsim's runs turn
 #                    it off for the same reason, uet/cms/README.md. A
-#                    fixed window of 80 packets, 118 KB at this MTU, fits
-#                    one plane's tbf queue (5 ms, 141 KB with the burst):
-#                    the default at MTU 1500, four runs of 44 packets,
-#                    overflowed it and lost 30% of the packets on one
-#                    plane, which made two planes look twice as good for
-#                    the wrong reason; runs of 16 keep five in the
-#                    window. 64 packets barely filled two planes (39-42
-#                    MB/s of 46; under make check's load the gain read
-#                    1.62-1.66 in CI, at the floor); 80 read 43.7-44.5,
-#                    96 and 128 lost packets at the tbf)
+#                    fixed window of 128 packets, 186 KB at this MTU,
+#                    fits one plane's tbf queue (10 ms, 266 KB with the
+#                    burst): the default at MTU 1500, four runs of 44
+#                    packets, overflowed a queue of 5 ms and lost 30% of
+#                    the packets on one plane, which made two planes look
+#                    twice as good for the wrong reason; runs of 16 keep
+#                    eight in the window. With two planes the window is
+#                    what the queues hold beyond the link's round trip,
+#                    the slack for a receiver that misses its turn: 80
+#                    packets over queues of 5 ms (all a 5 ms queue takes
+#                    on one plane) left 2.3 ms, and with a CPU hog beside
+#                    the test (make check -j2 on two CPUs) two planes
+#                    read 1.45-1.55x one plane; 128 over 10 ms, 1.86x)
 #   PLANES_VERBOSE=1 print every log
 #
 # Addresses (inside these namespaces only): FA 10.252.0.1 (side a,
@@ -67,7 +70,7 @@ min_gain=${PLANES_MIN_GAIN:-1.6}
 mb=${PLANES_MB:-64}
 reps=${PLANES_REPS:-2}
 verbose=${PLANES_VERBOSE:-0}
-penv=${PLANES_ENV-FI_UET_LOSS_INFER=0 FI_UET_WINDOW=80 FI_UET_ENTROPY_RUN=16}
+penv=${PLANES_ENV-FI_UET_LOSS_INFER=0 FI_UET_WINDOW=128 FI_UET_ENTROPY_RUN=16}
 here=$(cd "$(dirname "$0")" && pwd)
 top=${top_builddir:-$here/../..}
 ftbw=$top/fabtests/ft_bw
@@ -133,7 +136,7 @@ for i in 0 1; do
 	for n in "$na" "$nb"; do
 		nsx "$n" ip link set "pl$i" up
 		nsx "$n" tc qdisc replace dev "pl$i" root tbf rate "$rate" \
-			burst 16kb latency 5ms 2>/dev/null || skip "no tbf"
+			burst 16kb latency 10ms 2>/dev/null || skip "no tbf"
 	done
 done
 nsx "$na" ip addr add 10.252.0.1/32 dev fa0
@@ -164,7 +167,7 @@ tc_reset() { # a new qdisc: counters from zero
 	for i in 0 1; do
 		nsx "$na" tc qdisc del dev "pl$i" root
 		nsx "$na" tc qdisc add dev "pl$i" root tbf rate "$rate" \
-			burst 16kb latency 5ms
+			burst 16kb latency 10ms
 	done
 }
 tc_bytes() { # DEV
