@@ -106,6 +106,18 @@ Test(msg, seg_p) { check_segmentation(uet_ses_payload_max(A.ses)); }
 Test(msg, seg_p_plus_1) { check_segmentation(uet_ses_payload_max(A.ses) + 1); }
 Test(msg, seg_many) { check_segmentation(7 * uet_ses_payload_max(A.ses) + 13); }
 
+/* B posts a receive of len from port from (0: any), A sends src; the
+ * packets A sends, pulled. */
+static size_t send_one(const uint8_t *src, uint8_t *dst, size_t len,
+		       uint16_t from, int *ctx_s, int *ctx_r)
+{
+	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
+			     UET_OPF_COMPLETION, from, ctx_r), 0);
+	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
+			     UET_OPF_COMPLETION, 0, ctx_s), 0);
+	return tl_pull(&L, SIZE_MAX);
+}
+
 static void host_mtu_4000(struct uet_fep_config *c)
 {
 	c->host_mtu = 4000;
@@ -132,11 +144,8 @@ static void host_segmentation(void (*tweak_a)(struct uet_fep_config *),
 	cr_assert_eq(uet_ses_payload_to(A.ses, &B.cfg.local), P);
 	tl_fill(src, len, 3);
 	/* from any source: A may be at another address */
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, 0, &ctx_r), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &ctx_s), 0);
-	cr_assert_eq(tl_pull(&L, SIZE_MAX), (len + P - 1) / P);
+	cr_assert_eq(send_one(src, dst, len, 0, &ctx_s, &ctx_r),
+		     (len + P - 1) / P);
 	for (i = 0; i < L.n; i++) {
 		cr_assert_eq(L.p[i].pkt.len, i + 1 < L.n ? P : len - i * P);
 		cr_assert_eq(tl_deliver(&L, i), 0);
@@ -168,12 +177,8 @@ Test(msg, seg_16mib)
 	size_t i;
 
 	tl_fill(src, len, 16);
-	/* from any source: A may be at another address */
-	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
-			     UET_OPF_COMPLETION, 0, &ctx_r), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &ctx_s), 0);
-	cr_assert_eq(tl_pull(&L, SIZE_MAX), (len + P - 1) / P);
+	cr_assert_eq(send_one(src, dst, len, PA, &ctx_s, &ctx_r),
+		     (len + P - 1) / P);
 	for (i = 0; i < L.n; i++) {
 		cr_assert_eq(tl_deliver(&L, i), 0);
 		cr_assert_eq(L.req.request_length, len);
