@@ -300,6 +300,28 @@ Test(iface, mtu_pick)
 	cr_assert_eq(uetp_iface_mtu_pick(0, 100, &clamped), UETP_MTU_MIN);
 }
 
+/* FI_UET_HOST_PATH: FEPs of this host get the loopback's packet size
+ * when it is more than the interface's, unless turned off or FI_UET_MTU
+ * asks for a size. */
+Test(iface, host_mtu_from_the_loopback)
+{
+	struct uetp_iface ifc = { .name = "eth9", .addr = { .af = UET_AF_INET } };
+	size_t host;
+
+	uetp_env.host_path = 1;
+	uetp_env.mtu = 0;
+	host = uetp_iface_host_mtu(&ifc, 1400);
+	/* lo's MTU is 65536 unless someone lowered it */
+	cr_assert_gt(host, 1400);
+	cr_assert_leq(host, UETP_PKT_MAX);
+	cr_assert_eq(uetp_iface_host_mtu(&ifc, host), 0, "not more than mtu");
+	uetp_env.mtu = 1400;
+	cr_assert_eq(uetp_iface_host_mtu(&ifc, 1400), 0, "FI_UET_MTU holds");
+	uetp_env.mtu = 0;
+	uetp_env.host_path = 0;
+	cr_assert_eq(uetp_iface_host_mtu(&ifc, 1400), 0, "turned off");
+}
+
 /* FI_UET_POLL_SPIN_US 50: the spin lives between 5 and 50 us. */
 Test(spin, follows_what_a_yield_took)
 {
