@@ -211,6 +211,7 @@ logs() { # DIR...
 # ARGS are fi_pingpong's. It takes a fixed port, so the client starts
 # once the server listens. Returns 0 when both sides exited 0 (pp_src,
 # pp_crc: their exit codes; 124 = timeout).
+pp_client_ns=b	# the client's namespace: b, or a beside the server
 pp_pair() { # DIR PREFIX_A PREFIX_B ARGS...
 	d=$1
 	prefix_a=$2
@@ -230,7 +231,7 @@ pp_pair() { # DIR PREFIX_A PREFIX_B ARGS...
 	# a server that died shows in its exit code below
 	port_held "$spid" "$port" -t "$tb" exec "$name" a || :
 	# shellcheck disable=SC2086
-	timeout -k 5 "$t" "$tb" exec "$name" "${pp_client_ns:-b}" env \
+	timeout -k 5 "$t" "$tb" exec "$name" "$pp_client_ns" env \
 		$tool_env $prefix_b \
 		fi_pingpong "$@" -P "$port" "$A" >"$d/client.log" 2>&1
 	pp_crc=$?
@@ -297,10 +298,14 @@ check_host_path() { # MTU
 	line=
 	for hp in 1 0; do
 		d=$(mktemp -d "$tmp/host.XXXXXX")
-		pp_client_ns=a pp_pair "$d" \
-			"FI_UET_STATS=1 FI_UET_HOST_PATH=$hp" \
+		# the client beside the server; set and reset in plain
+		# words (an assignment before a function call may outlive
+		# it in some shells)
+		pp_client_ns=a
+		pp_pair "$d" "FI_UET_STATS=1 FI_UET_HOST_PATH=$hp" \
 			"FI_UET_HOST_PATH=$hp" -p uet -e rdm -S 1048576 -I 5 -c
 		st=$?
+		pp_client_ns=b
 		mean=$(rx_mean "$d/server.log")
 		line="$line${line:+, }FI_UET_HOST_PATH=$hp: $mean bytes a packet"
 		if [ $st != 0 ]; then

@@ -472,13 +472,9 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 static uint32_t read_chunk(const struct uet_ses *ses,
 			   const struct uet_addr *peer)
 {
-	size_t pkt = uet_fep_config_mtu_to(&ses->cfg, peer) -
-		     UET_SES_RET_HDRS_LEN, k;
+	size_t pkt = uet_ses_ret_payload_to(ses, peer);
 
-	if (pkt > UET_SES_PAYLOAD_LIMIT)
-		pkt = UET_SES_PAYLOAD_LIMIT;
-	k = UET_SES_PAYLOAD_LIMIT / pkt;
-	return (uint32_t)(k * pkt);
+	return (uint32_t)(UET_SES_PAYLOAD_LIMIT / pkt * pkt);
 }
 
 /* Payload (READ: requested) bytes of the next packet of m. */

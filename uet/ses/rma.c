@@ -249,16 +249,6 @@ static int rx_write(struct uet_ses *ses, struct uet_ses_pdc *ps,
 
 /* ---- READ ---- */
 
-/* Read data of one return packet toward the requester at peer. */
-static size_t ret_payload_max(const struct uet_ses *ses,
-			      const struct uet_addr *peer)
-{
-	size_t n = uet_fep_config_mtu_to(&ses->cfg, peer) -
-		   UET_SES_RET_HDRS_LEN;
-
-	return n > UET_SES_PAYLOAD_LIMIT ? UET_SES_PAYLOAD_LIMIT : n;
-}
-
 /* Queue [off, off + len) of the read in for the return direction. */
 static int ret_queue(struct uet_ses_pdc *ps, struct uet_ses_inmsg *in, struct uet_ses_mr *mr,
 		     uint64_t moff, uint32_t off, uint32_t len)
@@ -383,7 +373,8 @@ int uet_rma_ret_next(struct uet_ses *ses, struct uet_ses_pdc *ps,
 		     struct uet_ses_pkt *pkt)
 {
 	struct uet_ses_ret *j;
-	uint32_t len, max = (uint32_t)ret_payload_max(ses, &ps->ref->peer);
+	uint32_t len, max = (uint32_t)uet_ses_ret_payload_to(ses,
+							      &ps->ref->peer);
 
 	if (uet_list_empty(&ps->ret_q))
 		return 0;

@@ -122,6 +122,15 @@ size_t uet_ses_payload_to(const struct uet_ses *ses,
 	       ses->host_payload_max : ses->payload_max;
 }
 
+size_t uet_ses_ret_payload_to(const struct uet_ses *ses,
+			      const struct uet_addr *peer)
+{
+	size_t n = uet_fep_config_mtu_to(&ses->cfg, peer) -
+		   UET_SES_RET_HDRS_LEN;
+
+	return n > UET_SES_PAYLOAD_LIMIT ? UET_SES_PAYLOAD_LIMIT : n;
+}
+
 int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 		   const struct uet_callbacks *cb, void *user,
 		   struct uet_pds *pds)

@@ -417,5 +417,8 @@ void uet_unexp_release(struct uet_ses *ses, struct uet_ses_inmsg *in);
 /* Payload bytes of a full request packet toward peer. */
 size_t uet_ses_payload_to(const struct uet_ses *ses,
 			  const struct uet_addr *peer);
+/* Read data bytes of a full return packet toward peer (the requester). */
+size_t uet_ses_ret_payload_to(const struct uet_ses *ses,
+			      const struct uet_addr *peer);
 
 #endif
