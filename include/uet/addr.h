@@ -24,6 +24,9 @@ struct uet_addr {
 bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b);
 /* Same family and address, any port: the same host's FEP address. */
 bool uet_addr_same_fa(const struct uet_addr *a, const struct uet_addr *b);
+/* FNV-1a over what uet_addr_equal compares (the unused bytes of an IPv4
+ * address are zero): for hash tables keyed by address. */
+uint32_t uet_addr_hash(const struct uet_addr *a);
 /* "192.0.2.1:4793" or "[2001:db8::1]:4793" (no port part when port is 0);
  * returns what snprintf returns. */
 int uet_addr_str(char *buf, size_t cap, const struct uet_addr *a);

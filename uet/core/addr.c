@@ -19,6 +19,19 @@ bool uet_addr_same_fa(const struct uet_addr *a, const struct uet_addr *b)
 	return a->af == b->af && !memcmp(a->ip, b->ip, addr_len(a->af));
 }
 
+uint32_t uet_addr_hash(const struct uet_addr *a)
+{
+	uint32_t h = 2166136261u;
+	unsigned i;
+
+	h = (h ^ a->af) * 16777619u;
+	h = (h ^ (a->port >> 8)) * 16777619u;
+	h = (h ^ (a->port & 0xff)) * 16777619u;
+	for (i = 0; i < sizeof(a->ip); i++)
+		h = (h ^ a->ip[i]) * 16777619u;
+	return h;
+}
+
 /* RFC 5952 short form: the longest run (>= 2) of zero groups becomes "::". */
 static int ip6_str(char *buf, size_t cap, const uint8_t *ip)
 {

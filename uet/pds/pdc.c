@@ -26,20 +26,6 @@ static uint32_t pow2_at_least(uint32_t n)
 	return p;
 }
 
-/* FNV-1a over what makes an address (uet_addr_equal's fields). */
-static uint32_t addr_hash(const struct uet_addr *a)
-{
-	uint32_t h = 2166136261u;
-	unsigned i;
-
-	h = (h ^ a->af) * 16777619u;
-	h = (h ^ (a->port >> 8)) * 16777619u;
-	h = (h ^ (a->port & 0xff)) * 16777619u;
-	for (i = 0; i < sizeof(a->ip); i++)
-		h = (h ^ a->ip[i]) * 16777619u;
-	return h;
-}
-
 static uint32_t id_slot(const struct uet_pds *pds, uint16_t id)
 {
 	/* Ids are consecutive from a random start: the low bits spread. */
@@ -119,7 +105,7 @@ struct uet_pdc *uet_pdc_find_id(const struct uet_pds *pds, uint16_t lid)
 static struct uet_pdc *peer_bucket(const struct uet_pds *pds,
 				   const struct uet_addr *peer)
 {
-	return pds->peer_hash[addr_hash(peer) & pds->hash_mask];
+	return pds->peer_hash[uet_addr_hash(peer) & pds->hash_mask];
 }
 
 struct uet_pdc *uet_pdc_find_ini(const struct uet_pds *pds,
@@ -211,7 +197,7 @@ struct uet_pdc *uet_pdc_open(struct uet_pds *pds, const struct uet_addr *peer,
 
 	pdc->id_next = pds->id_hash[id_slot(pds, pdc->lid)];
 	pds->id_hash[id_slot(pds, pdc->lid)] = pdc;
-	h = addr_hash(peer) & pds->hash_mask;
+	h = uet_addr_hash(peer) & pds->hash_mask;
 	pdc->peer_next = pds->peer_hash[h];
 	pds->peer_hash[h] = pdc;
 	pds->nopen++;
@@ -275,7 +261,7 @@ static void pdc_release(struct uet_pds *pds, struct uet_pdc *pdc)
 	uet_rcp_leave(pds, pdc);
 	uet_heap_set(&pds->timers, &pdc->timer, UET_TIME_NONE);
 	unhash(&pds->id_hash[id_slot(pds, pdc->lid)], pdc, true);
-	unhash(&pds->peer_hash[addr_hash(&pdc->ref.peer) & pds->hash_mask],
+	unhash(&pds->peer_hash[uet_addr_hash(&pdc->ref.peer) & pds->hash_mask],
 	       pdc, false);
 	pdc->state = UET_PDC_FREE;
 	pdc->due = false;

@@ -89,17 +89,15 @@ uint8_t uet_cless_check(struct uet_ses *ses, const struct uet_ses_req *req)
 }
 
 /* Is a fenced message to m's peer waiting ahead of m? */
-static bool fenced_ahead(const struct uet_ses *ses,
-			 const struct uet_ses_msg *m)
+static bool fenced_ahead(const struct uet_ses_msg *m)
 {
 	const struct uet_list *pos;
 
-	for (pos = ses->tx_pending.next; pos != &m->link; pos = pos->next) {
+	for (pos = m->pq->pending.next; pos != &m->plink; pos = pos->next) {
 		const struct uet_ses_msg *q =
-			uet_container_of(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, plink);
 
-		if (!q->cl_mode && (q->flags & UET_OPF_FENCE) &&
-		    uet_addr_equal(&q->peer, &m->peer))
+		if (!q->cl_mode && (q->flags & UET_OPF_FENCE))
 			return true;
 	}
 	return false;
@@ -114,9 +112,9 @@ static struct uet_ses_msg *cless_start(struct uet_ses *ses)
 		struct uet_ses_msg *m =
 			uet_container_of(pos, struct uet_ses_msg, link);
 
-		if (!m->cl_mode || fenced_ahead(ses, m))
+		if (!m->cl_mode || fenced_ahead(m))
 			continue;
-		uet_list_del(&m->link);
+		uet_pending_del(m);
 		uet_list_add_tail(&ses->cl_msgs, &m->link);
 		m->msg_id = ses->cl_msg_id++;
 		m->started = true;

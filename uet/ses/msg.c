@@ -56,14 +56,16 @@ static struct uet_ses_msg *msg_alloc(struct uet_ses *ses)
 static const struct uet_ses_msg *msg_first_pending(const struct uet_ses *ses,
 						   const struct uet_addr *peer)
 {
+	const struct uet_ses_peer *q = uet_pending_peer(ses, peer);
 	const struct uet_list *pos;
 
-	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
-	     pos = pos->next) {
+	if (!q)
+		return NULL;
+	for (pos = q->pending.next; pos != &q->pending; pos = pos->next) {
 		const struct uet_ses_msg *m =
-			uet_container_of(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, plink);
 
-		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
+		if (!m->cl_mode)
 			return m;
 	}
 	return NULL;
@@ -83,7 +85,7 @@ static void msg_release(struct uet_ses *ses, struct uet_ses_msg *m)
 	struct uet_addr peer = m->peer;
 	bool started = m->started;
 
-	uet_list_del(&m->link);
+	uet_pending_del(m);
 	uet_reasm_fini(&m->rx);
 	if (m->rmr)
 		uet_rndv_unexpose(ses, m);
@@ -382,7 +384,13 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 		return UET_ERR_AGAIN;
 	m->cl_mode = mode;
 	rc = msg_fill(ses, m, op, len);
+	if (!rc) {
+		rc = uet_msg_queue(ses, m, now);
+		if (rc && m->rmr)
+			uet_rndv_unexpose(ses, m);
+	}
 	if (rc) {
+		/* as if never posted */
 		uint8_t *inject = m->inject;
 
 		uet_reasm_fini(&m->rx);
@@ -390,20 +398,22 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 		m->inject = inject;
 		uet_list_add(&ses->tx_free, &m->link);
 		ses->tx_free_n++;
-		return rc;
 	}
-	uet_msg_queue(ses, m, now);
-	return 0;
+	return rc;
 }
 
-void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now)
+int uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now)
 {
-	uet_list_add_tail(&ses->tx_pending, &m->link);
+	int rc = uet_pending_add(ses, m);
+
+	if (rc)
+		return rc;
 	if (m->cl_mode)
 		uet_pds_wake_cl(ses->pds, now);
 	else
 		uet_pds_wake(ses->pds, &m->peer, now);
 	uet_msg_rewake(ses, now);
+	return 0;
 }
 
 bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer)
@@ -432,16 +442,16 @@ static bool peer_busy(const struct uet_ses *ses, const struct uet_addr *peer)
 static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 				     struct uet_ses_pdc *ps)
 {
+	struct uet_ses_peer *q = uet_pending_peer(ses, &ps->ref->peer);
 	struct uet_list *pos;
 	bool cl_ahead = false;
 
-	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
-	     pos = pos->next) {
+	if (!q)
+		return NULL;
+	for (pos = q->pending.next; pos != &q->pending; pos = pos->next) {
 		struct uet_ses_msg *m =
-			uet_container_of(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, plink);
 
-		if (!uet_addr_equal(&m->peer, &ps->ref->peer))
-			continue;
 		if (m->cl_mode) {
 			cl_ahead = true;	/* PDS pulls it separately */
 			continue;
@@ -451,7 +461,7 @@ static struct uet_ses_msg *msg_start(struct uet_ses *ses,
 		if ((m->flags & UET_OPF_FENCE) &&
 		    (cl_ahead || peer_busy(ses, &m->peer)))
 			return NULL;
-		uet_list_del(&m->link);
+		uet_pending_del(m);
 		uet_list_add_tail(&ps->tx_msgs, &m->link);
 		m->pdc = ps;
 		m->msg_id = ps->tx_msg_id++;
@@ -508,17 +518,9 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 static uint32_t msg_queued(const struct uet_ses *ses,
 			  const struct uet_addr *peer)
 {
-	const struct uet_list *pos;
-	uint64_t n = 0;
+	const struct uet_ses_peer *q = uet_pending_peer(ses, peer);
+	uint64_t n = q ? q->bytes : 0;
 
-	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
-	     pos = pos->next) {
-		const struct uet_ses_msg *m =
-			uet_container_of(pos, struct uet_ses_msg, link);
-
-		if (!m->cl_mode && uet_addr_equal(&m->peer, peer))
-			n += m->len;
-	}
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
@@ -847,10 +849,14 @@ void uet_msg_pdc_closed(struct uet_ses *ses, struct uet_ses_pdc *ps)
 void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 {
 	struct uet_ses_pdc *ps = pdc->ses_state;
-	struct uet_list *pos, *tmp, *at = &ses->tx_pending;
+	struct uet_list *pos, *tmp, *at = &ses->tx_pending, *pat;
+	struct uet_ses_peer *q;
 
 	if (!ps)
 		return;
+	/* every message of ps was pending once: its peer has an entry */
+	q = uet_pending_peer(ses, &pdc->peer);
+	pat = q ? &q->pending : NULL;
 	ps->cur = NULL;
 	uet_list_foreach_safe(pos, tmp, &ps->tx_msgs) {
 		struct uet_ses_msg *m =
@@ -865,7 +871,12 @@ void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 		}
 		/* Whole again, ahead of what was posted after it. */
 		uet_list_del(&m->link);
-		uet_list_add(at, &m->link);
+		if (pat) {
+			uet_pending_insert(at, pat, q, m);
+			pat = &m->plink;
+		} else {
+			uet_list_add(at, &m->link);
+		}
 		at = &m->link;
 		m->pdc = NULL;
 		m->msg_id = 0;
@@ -910,14 +921,17 @@ void uet_msg_flush(struct uet_ses *ses)
 void uet_msg_fail_pending(struct uet_ses *ses, const struct uet_addr *peer,
 			  int err, int prov_errno)
 {
+	struct uet_ses_peer *q = uet_pending_peer(ses, peer);
 	struct uet_list *pos, *tmp;
 
-	uet_list_foreach_safe(pos, tmp, &ses->tx_pending) {
+	if (!q)
+		return;
+	uet_list_foreach_safe(pos, tmp, &q->pending) {
 		struct uet_ses_msg *m =
-			uet_container_of(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, plink);
 
 		/* connectionless ones have their own retries */
-		if (m->cl_mode || !uet_addr_equal(&m->peer, peer))
+		if (m->cl_mode)
 			continue;
 		uet_msg_fail(m, err, prov_errno);
 		uet_msg_maybe_done(ses, m);

@@ -115,7 +115,16 @@ static void rndv_read(struct uet_ses *ses, const struct uet_ses_inmsg *src,
 	if (in)
 		in->rread = m;
 	ses->st.rndv_reads++;
-	uet_msg_queue(ses, m, ses->now);
+	if (uet_msg_queue(ses, m, ses->now)) {
+		/* no entry for the peer: as out of memory above */
+		if (in) {
+			in->rread = NULL;
+			uet_rx_recv_done(ses, in, UET_ERR_NOMEM, 0);
+			uet_rx_free(ses, in);
+		}
+		uet_reasm_fini(&m->rx);
+		uet_free(m);
+	}
 }
 
 void uet_rndv_start(struct uet_ses *ses, struct uet_ses_inmsg *in)

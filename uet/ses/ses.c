@@ -249,6 +249,7 @@ void uet_ses_destroy(struct uet_ses *ses)
 	if (!ses)
 		return;
 	free_msgs(&ses->tx_pending);
+	uet_pending_fini(ses);
 	free_msgs(&ses->cl_msgs);
 	uet_list_foreach_safe(pos, tmp, &ses->pdcs) {
 		struct uet_ses_pdc *ps =

@@ -64,6 +64,8 @@ struct uet_ses_mr {
  * of rendezvous receives are allocated (internal). */
 struct uet_ses_msg {
 	struct uet_list link;		/* pending queue, a PDC's list, free */
+	struct uet_list plink;		/* its peer's pending list, if pq */
+	struct uet_ses_peer *pq;	/* set while pending (pending.c) */
 	void *context;
 	uint32_t flags;			/* UET_OPF_* */
 	uint8_t type;			/* UET_OP_* posted */
@@ -104,6 +106,16 @@ struct uet_ses_msg {
 	/* connectionless (cless.c): enum uet_cl_mode, 0 on a PDC */
 	uint8_t cl_mode;
 	uint16_t rx_ctx;		/* the target's receive context */
+};
+
+/* The messages waiting to start for one peer, in post order: the same
+ * as tx_pending holds, indexed by peer (pending.c). */
+struct uet_ses_peer {
+	struct uet_ses_peer *next;	/* hash chain */
+	struct uet_addr addr;
+	struct uet_list pending;	/* uet_ses_msg.plink */
+	uint64_t bytes;			/* payload of its messages for a PDC
+					 * (not connectionless ones) */
 };
 
 /* A posted receive, from its receive context's pool. */
@@ -253,6 +265,8 @@ struct uet_ses {
 	struct uet_list tx_free;
 	size_t tx_free_n;
 	struct uet_list tx_pending;	/* posted, not started, post order */
+	struct uet_ses_peer **peers;	/* the same by peer (pending.c) */
+	unsigned peers_cap, peers_n;	/* buckets (a power of 2), entries */
 	struct uet_iov *tx_ext;		/* uet_ses_tx_ext: payload left out */
 
 	/* receive: one context per resource index served, from
@@ -275,6 +289,21 @@ struct uet_ses_pdc *uet_ses_pdc_state(struct uet_ses *ses,
 bool uet_ses_rx_ctx(const struct uet_ses *ses, uint16_t resource_index,
 		    uint16_t *ctx);
 
+/* pending.c: messages waiting to start, by peer. A message is on
+ * tx_pending exactly when it is on its peer's list (m->pq set). */
+struct uet_ses_peer *uet_pending_peer(const struct uet_ses *ses,
+				      const struct uet_addr *a);
+/* At the end of both lists; UET_ERR_NOMEM (on neither) when a new peer's
+ * entry cannot be made. */
+int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m);
+/* Right after at (tx_pending) and pat (q's list): m goes back ahead of
+ * what was posted after it. */
+void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
+			struct uet_ses_peer *q, struct uet_ses_msg *m);
+/* Off m's list (link), and off its peer's while pending. */
+void uet_pending_del(struct uet_ses_msg *m);
+void uet_pending_fini(struct uet_ses *ses);
+
 /* msg.c: outgoing messages */
 int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now);
 void uet_msg_flush(struct uet_ses *ses);
@@ -285,7 +314,7 @@ void uet_msg_rewake(struct uet_ses *ses, uet_time now);
 bool uet_msg_pending(const struct uet_ses *ses, const struct uet_addr *peer);
 void uet_msg_maybe_done(struct uet_ses *ses, struct uet_ses_msg *m);
 void uet_msg_fail(struct uet_ses_msg *m, int err, int prov_errno);
-void uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now);
+int uet_msg_queue(struct uet_ses *ses, struct uet_ses_msg *m, uet_time now);
 struct uet_ses_msg *uet_msg_find(struct uet_ses_pdc *ps, uint16_t id);
 int uet_msg_read_data(struct uet_ses_msg *m, uint32_t off,
 		      const uint8_t *data, size_t len);

@@ -1,0 +1,139 @@
+/* The messages waiting to start, indexed by peer (ses_int.h, struct
+ * uet_ses_peer). ses->tx_pending keeps every one in post order (flush,
+ * connectionless starts, rewakes); each peer's list holds its own, in the
+ * same order, so that starting a peer's next message, checking its
+ * fences and summing what is queued for it look at that peer's messages
+ * only, not at everyone's (an endpoint sending to many peers at once
+ * walked them all for each message it started or finished).
+ *
+ * A peer's entry is made at its first message and kept until the SES
+ * goes: one allocation per peer, none per message.
+ */
+#include <string.h>
+
+#include "uet/alloc.h"
+#include "uet/err.h"
+#include "ses_int.h"
+
+#define PENDING_BUCKETS_MIN	64u
+
+static struct uet_ses_peer **pending_slot(const struct uet_ses *ses,
+					  const struct uet_addr *a)
+{
+	return &ses->peers[uet_addr_hash(a) & (ses->peers_cap - 1)];
+}
+
+struct uet_ses_peer *uet_pending_peer(const struct uet_ses *ses,
+				      const struct uet_addr *a)
+{
+	struct uet_ses_peer *q;
+
+	if (!ses->peers_cap)
+		return NULL;
+	for (q = *pending_slot(ses, a); q; q = q->next)
+		if (uet_addr_equal(&q->addr, a))
+			return q;
+	return NULL;
+}
+
+/* Twice the buckets once there are as many peers as buckets. */
+static int pending_grow(struct uet_ses *ses)
+{
+	unsigned cap = ses->peers_cap ? 2 * ses->peers_cap :
+					PENDING_BUCKETS_MIN;
+	struct uet_ses_peer **old = ses->peers, **t;
+	unsigned old_cap = ses->peers_cap;
+
+	t = uet_calloc(cap, sizeof(*t));
+	if (!t)
+		return UET_ERR_NOMEM;
+	ses->peers = t;
+	ses->peers_cap = cap;
+	for (unsigned i = 0; i < old_cap; i++) {
+		struct uet_ses_peer *q = old[i], *next;
+
+		for (; q; q = next) {
+			struct uet_ses_peer **s = pending_slot(ses, &q->addr);
+
+			next = q->next;
+			q->next = *s;
+			*s = q;
+		}
+	}
+	uet_free(old);
+	return 0;
+}
+
+static struct uet_ses_peer *pending_make(struct uet_ses *ses,
+					 const struct uet_addr *a)
+{
+	struct uet_ses_peer *q = uet_pending_peer(ses, a), **s;
+
+	if (q)
+		return q;
+	if (ses->peers_n >= ses->peers_cap && pending_grow(ses) &&
+	    !ses->peers_cap)
+		return NULL;	/* a full table only chains longer */
+	q = uet_calloc(1, sizeof(*q));
+	if (!q)
+		return NULL;
+	q->addr = *a;
+	uet_list_init(&q->pending);
+	s = pending_slot(ses, a);
+	q->next = *s;
+	*s = q;
+	ses->peers_n++;
+	return q;
+}
+
+int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m)
+{
+	struct uet_ses_peer *q = pending_make(ses, &m->peer);
+
+	if (!q)
+		return UET_ERR_NOMEM;
+	uet_list_add_tail(&ses->tx_pending, &m->link);
+	uet_list_add_tail(&q->pending, &m->plink);
+	m->pq = q;
+	if (!m->cl_mode)
+		q->bytes += m->len;
+	return 0;
+}
+
+void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
+			struct uet_ses_peer *q, struct uet_ses_msg *m)
+{
+	uet_list_add(at, &m->link);
+	uet_list_add(pat, &m->plink);
+	m->pq = q;
+	if (!m->cl_mode)
+		q->bytes += m->len;
+}
+
+void uet_pending_del(struct uet_ses_msg *m)
+{
+	struct uet_ses_peer *q = m->pq;
+
+	uet_list_del(&m->link);
+	if (!q)
+		return;
+	uet_list_del(&m->plink);
+	m->pq = NULL;
+	if (!m->cl_mode)
+		q->bytes -= m->len;
+}
+
+void uet_pending_fini(struct uet_ses *ses)
+{
+	for (unsigned i = 0; i < ses->peers_cap; i++) {
+		struct uet_ses_peer *q = ses->peers[i], *next;
+
+		for (; q; q = next) {
+			next = q->next;
+			uet_free(q);
+		}
+	}
+	uet_free(ses->peers);
+	ses->peers = NULL;
+	ses->peers_cap = ses->peers_n = 0;
+}
