@@ -382,6 +382,7 @@ int uet_msg_post(struct uet_ses *ses, const struct uet_op *op, uet_time now)
 	m = msg_alloc(ses);
 	if (!m)
 		return UET_ERR_AGAIN;
+	uet_pending_sweep(ses);
 	m->cl_mode = mode;
 	rc = msg_fill(ses, m, op, len);
 	if (!rc) {

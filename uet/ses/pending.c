@@ -6,8 +6,13 @@
  * only, not at everyone's (an endpoint sending to many peers at once
  * walked them all for each message it started or finished).
  *
- * A peer's entry is made at its first message and kept until the SES
- * goes: one allocation per peer, none per message.
+ * A peer's entry is made at its first message and kept while the
+ * endpoint talks to few peers: one allocation per peer, none per
+ * message. Past PENDING_KEEP_MIN entries, a post first drops the entries
+ * with nothing waiting (uet_pending_sweep), and the next sweep waits
+ * until the table has doubled: an endpoint that meets ever new peers
+ * holds entries for the peers it is sending to, and at most about as
+ * many idle ones, at a cost per post that stays constant on average.
  */
 #include <string.h>
 
@@ -16,6 +21,7 @@
 #include "ses_int.h"
 
 #define PENDING_BUCKETS_MIN	64u
+#define PENDING_KEEP_MIN	1024u	/* idle entries kept before a sweep */
 
 static struct uet_ses_peer **pending_slot(const struct uet_ses *ses,
 					  const struct uet_addr *a)
@@ -121,6 +127,30 @@ void uet_pending_del(struct uet_ses_msg *m)
 	m->pq = NULL;
 	if (!m->cl_mode)
 		q->bytes -= m->len;
+}
+
+void uet_pending_sweep(struct uet_ses *ses)
+{
+	unsigned at = ses->peers_sweep_at ? ses->peers_sweep_at :
+					    PENDING_KEEP_MIN;
+
+	if (ses->peers_n < at)
+		return;
+	for (unsigned i = 0; i < ses->peers_cap; i++) {
+		struct uet_ses_peer **pp = &ses->peers[i], *q;
+
+		while ((q = *pp)) {
+			if (!uet_list_empty(&q->pending)) {
+				pp = &q->next;
+				continue;
+			}
+			*pp = q->next;
+			uet_free(q);
+			ses->peers_n--;
+		}
+	}
+	ses->peers_sweep_at = 2 * ses->peers_n > PENDING_KEEP_MIN ?
+			      2 * ses->peers_n : PENDING_KEEP_MIN;
 }
 
 void uet_pending_fini(struct uet_ses *ses)

@@ -159,3 +159,51 @@ Test(pending, many_peers)
 		cr_assert_eq(q->bytes, i == 7 ? 0 : 100 + 2 * ((i % 50) + 1));
 	}
 }
+
+/* 3000 peers met one after the other, each message started at once: the
+ * entries of peers with nothing waiting go, a peer with a message still
+ * waiting keeps its entry (and its message), and the table stays near
+ * its floor of 1024 idle entries. */
+Test(pending, idle_peers_are_forgotten)
+{
+	struct uet_ses_peer *q;
+	struct uet_pdc_ref r;
+	struct uet_addr a;
+	unsigned most = 0;
+
+	post(PC, 20, 0, NULL);		/* waits all along */
+	for (unsigned i = 0; i < 3000; i++) {
+		struct uet_ses_pkt pkt;
+
+		post((uint16_t)(10000 + i), 32, 0, NULL);
+		memset(&r, 0, sizeof(r));
+		r.id = 100 + i;
+		r.peer = tl_addr((uint16_t)(10000 + i));
+		r.initiator = true;
+		uet_ses_pdc_open(A.ses, &r);
+		cr_assert_eq(uet_ses_tx_next(A.ses, &r, &pkt, 0), 1);
+		cr_assert_eq(pkt.len, 32);
+		/* the message is started; acknowledge it so A's queue has
+		 * room for the next */
+		{
+			struct uet_ses_reply rep;
+
+			memset(&rep, 0, sizeof(rep));
+			rep.rsp.format = UET_NH_RSP;
+			rep.rsp.opcode = UET_SES_DEFAULT_RESPONSE;
+			rep.rsp.return_code = UET_RC_OK;
+			uet_ses_tx_acked(A.ses, &r, &pkt, &rep, 0);
+		}
+		uet_ses_pdc_closed(A.ses, &r);
+		if (A.ses->peers_n > most)
+			most = A.ses->peers_n;
+	}
+	cr_assert_leq(most, 1025, "entries: %u", most);
+	cr_assert_lt(A.ses->peers_n, 1025);
+	a = tl_addr(PC);
+	q = uet_pending_peer(A.ses, &a);
+	cr_assert_not_null(q);
+	cr_assert_eq(q->bytes, 20);
+	cr_assert_eq(tl_pull(&LC, SIZE_MAX), 1);
+	cr_assert_eq(msg_len_of(&LC, 0), 20);
+}

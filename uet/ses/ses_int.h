@@ -267,6 +267,7 @@ struct uet_ses {
 	struct uet_list tx_pending;	/* posted, not started, post order */
 	struct uet_ses_peer **peers;	/* the same by peer (pending.c) */
 	unsigned peers_cap, peers_n;	/* buckets (a power of 2), entries */
+	unsigned peers_sweep_at;	/* entries that make a post sweep */
 	struct uet_iov *tx_ext;		/* uet_ses_tx_ext: payload left out */
 
 	/* receive: one context per resource index served, from
@@ -302,6 +303,9 @@ void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
 			struct uet_ses_peer *q, struct uet_ses_msg *m);
 /* Off m's list (link), and off its peer's while pending. */
 void uet_pending_del(struct uet_ses_msg *m);
+/* Drop the entries of peers with nothing waiting, once the table holds
+ * enough of them; only from a post (no entry is being walked then). */
+void uet_pending_sweep(struct uet_ses *ses);
 void uet_pending_fini(struct uet_ses *ses);
 
 /* msg.c: outgoing messages */
