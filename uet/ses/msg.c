@@ -855,15 +855,17 @@ void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 
 	if (!ps)
 		return;
-	/* every message of ps was pending once: its peer has an entry */
-	q = uet_pending_peer(ses, &pdc->peer);
+	/* its entry may have been swept while its messages were out */
+	q = uet_pending_entry(ses, &pdc->peer);
 	pat = q ? &q->pending : NULL;
 	ps->cur = NULL;
 	uet_list_foreach_safe(pos, tmp, &ps->tx_msgs) {
 		struct uet_ses_msg *m =
 			uet_container_of(pos, struct uet_ses_msg, link);
 
-		if (m->done || m->stop || m->internal) {
+		/* without an entry to wait on (out of memory) it is lost
+		 * with the PDC too */
+		if (m->done || m->stop || m->internal || !q) {
 			uet_msg_fail(m, UET_ERR_PEER, UET_NACK_INV_DPDCID);
 			m->done = m->handed;
 			m->pdc = NULL;
@@ -872,12 +874,8 @@ void uet_ses_pdc_lost(struct uet_ses *ses, struct uet_pdc_ref *pdc)
 		}
 		/* Whole again, ahead of what was posted after it. */
 		uet_list_del(&m->link);
-		if (pat) {
-			uet_pending_insert(at, pat, q, m);
-			pat = &m->plink;
-		} else {
-			uet_list_add(at, &m->link);
-		}
+		uet_pending_insert(at, pat, q, m);
+		pat = &m->plink;
 		at = &m->link;
 		m->pdc = NULL;
 		m->msg_id = 0;

@@ -70,8 +70,8 @@ static int pending_grow(struct uet_ses *ses)
 	return 0;
 }
 
-static struct uet_ses_peer *pending_make(struct uet_ses *ses,
-					 const struct uet_addr *a)
+struct uet_ses_peer *uet_pending_entry(struct uet_ses *ses,
+				       const struct uet_addr *a)
 {
 	struct uet_ses_peer *q = uet_pending_peer(ses, a), **s;
 
@@ -94,7 +94,7 @@ static struct uet_ses_peer *pending_make(struct uet_ses *ses,
 
 int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m)
 {
-	struct uet_ses_peer *q = pending_make(ses, &m->peer);
+	struct uet_ses_peer *q = uet_pending_entry(ses, &m->peer);
 
 	if (!q)
 		return UET_ERR_NOMEM;

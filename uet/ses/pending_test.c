@@ -207,3 +207,46 @@ Test(pending, idle_peers_are_forgotten)
 	cr_assert_eq(tl_pull(&LC, SIZE_MAX), 1);
 	cr_assert_eq(msg_len_of(&LC, 0), 20);
 }
+
+/* A PDC lost after its peer's entry was swept (its messages were all
+ * out): they wait again, first, on a new entry. */
+Test(pending, a_lost_pdc_after_its_peer_was_forgotten)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+	struct tl_link L2;
+
+	post(PB, 3 * P, 0, NULL);
+	cr_assert_eq(tl_pull(&LB, 2), 2);	/* started: B's list empty */
+	for (unsigned i = 0; i < 1100; i++) {
+		struct uet_pdc_ref r;
+		struct uet_ses_pkt pkt;
+		struct uet_ses_reply rep;
+
+		post((uint16_t)(20000 + i), 8, 0, NULL);
+		memset(&r, 0, sizeof(r));
+		r.id = 100 + i;
+		r.peer = tl_addr((uint16_t)(20000 + i));
+		r.initiator = true;
+		uet_ses_pdc_open(A.ses, &r);
+		cr_assert_eq(uet_ses_tx_next(A.ses, &r, &pkt, 0), 1);
+		memset(&rep, 0, sizeof(rep));
+		rep.rsp.format = UET_NH_RSP;
+		rep.rsp.opcode = UET_SES_DEFAULT_RESPONSE;
+		rep.rsp.return_code = UET_RC_OK;
+		uet_ses_tx_acked(A.ses, &r, &pkt, &rep, 0);
+		uet_ses_pdc_closed(A.ses, &r);
+	}
+	{
+		struct uet_addr b = tl_addr(PB);
+
+		cr_assert_null(uet_pending_peer(A.ses, &b), "swept");
+	}
+	uet_ses_pdc_lost(A.ses, &LB.tpdc);
+	tl_link_close(&LB);
+	tl_link_open(&L2, &A, &B, 3);
+	cr_assert_eq(tl_pull(&L2, SIZE_MAX), 3);
+	cr_assert_eq(L2.p[0].pkt.offset, 0);
+	cr_assert_eq(msg_len_of(&L2, 0), 3 * P);
+	tl_link_close(&L2);
+	tl_link_open(&LB, &A, &B, 1);
+}

@@ -294,6 +294,9 @@ bool uet_ses_rx_ctx(const struct uet_ses *ses, uint16_t resource_index,
  * tx_pending exactly when it is on its peer's list (m->pq set). */
 struct uet_ses_peer *uet_pending_peer(const struct uet_ses *ses,
 				      const struct uet_addr *a);
+/* The same, made if missing; NULL when it cannot be (out of memory). */
+struct uet_ses_peer *uet_pending_entry(struct uet_ses *ses,
+				       const struct uet_addr *a);
 /* At the end of both lists; UET_ERR_NOMEM (on neither) when a new peer's
  * entry cannot be made. */
 int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m);
