@@ -160,6 +160,30 @@ Test(pending, many_peers)
 	}
 }
 
+/* Post len bytes to a new peer at port, start the message on a PDC of
+ * its own and acknowledge it: the peer then has nothing waiting. */
+static void meet_peer(uint16_t port, uint32_t id, size_t len)
+{
+	struct uet_ses_reply rep;
+	struct uet_ses_pkt pkt;
+	struct uet_pdc_ref r;
+
+	post(port, len, 0, NULL);
+	memset(&r, 0, sizeof(r));
+	r.id = id;
+	r.peer = tl_addr(port);
+	r.initiator = true;
+	uet_ses_pdc_open(A.ses, &r);
+	cr_assert_eq(uet_ses_tx_next(A.ses, &r, &pkt, 0), 1);
+	cr_assert_eq(pkt.len, len);
+	memset(&rep, 0, sizeof(rep));
+	rep.rsp.format = UET_NH_RSP;
+	rep.rsp.opcode = UET_SES_DEFAULT_RESPONSE;
+	rep.rsp.return_code = UET_RC_OK;
+	uet_ses_tx_acked(A.ses, &r, &pkt, &rep, 0);
+	uet_ses_pdc_closed(A.ses, &r);
+}
+
 /* 3000 peers met one after the other, each message started at once: the
  * entries of peers with nothing waiting go, a peer with a message still
  * waiting keeps its entry (and its message), and the table stays near
@@ -167,34 +191,12 @@ Test(pending, many_peers)
 Test(pending, idle_peers_are_forgotten)
 {
 	struct uet_ses_peer *q;
-	struct uet_pdc_ref r;
 	struct uet_addr a;
 	unsigned most = 0;
 
 	post(PC, 20, 0, NULL);		/* waits all along */
 	for (unsigned i = 0; i < 3000; i++) {
-		struct uet_ses_pkt pkt;
-
-		post((uint16_t)(10000 + i), 32, 0, NULL);
-		memset(&r, 0, sizeof(r));
-		r.id = 100 + i;
-		r.peer = tl_addr((uint16_t)(10000 + i));
-		r.initiator = true;
-		uet_ses_pdc_open(A.ses, &r);
-		cr_assert_eq(uet_ses_tx_next(A.ses, &r, &pkt, 0), 1);
-		cr_assert_eq(pkt.len, 32);
-		/* the message is started; acknowledge it so A's queue has
-		 * room for the next */
-		{
-			struct uet_ses_reply rep;
-
-			memset(&rep, 0, sizeof(rep));
-			rep.rsp.format = UET_NH_RSP;
-			rep.rsp.opcode = UET_SES_DEFAULT_RESPONSE;
-			rep.rsp.return_code = UET_RC_OK;
-			uet_ses_tx_acked(A.ses, &r, &pkt, &rep, 0);
-		}
-		uet_ses_pdc_closed(A.ses, &r);
+		meet_peer((uint16_t)(10000 + i), 100 + i, 32);
 		if (A.ses->peers_n > most)
 			most = A.ses->peers_n;
 	}
@@ -213,34 +215,14 @@ Test(pending, idle_peers_are_forgotten)
 Test(pending, a_lost_pdc_after_its_peer_was_forgotten)
 {
 	size_t P = uet_ses_payload_max(A.ses);
+	struct uet_addr b = tl_addr(PB);
 	struct tl_link L2;
 
 	post(PB, 3 * P, 0, NULL);
 	cr_assert_eq(tl_pull(&LB, 2), 2);	/* started: B's list empty */
-	for (unsigned i = 0; i < 1100; i++) {
-		struct uet_pdc_ref r;
-		struct uet_ses_pkt pkt;
-		struct uet_ses_reply rep;
-
-		post((uint16_t)(20000 + i), 8, 0, NULL);
-		memset(&r, 0, sizeof(r));
-		r.id = 100 + i;
-		r.peer = tl_addr((uint16_t)(20000 + i));
-		r.initiator = true;
-		uet_ses_pdc_open(A.ses, &r);
-		cr_assert_eq(uet_ses_tx_next(A.ses, &r, &pkt, 0), 1);
-		memset(&rep, 0, sizeof(rep));
-		rep.rsp.format = UET_NH_RSP;
-		rep.rsp.opcode = UET_SES_DEFAULT_RESPONSE;
-		rep.rsp.return_code = UET_RC_OK;
-		uet_ses_tx_acked(A.ses, &r, &pkt, &rep, 0);
-		uet_ses_pdc_closed(A.ses, &r);
-	}
-	{
-		struct uet_addr b = tl_addr(PB);
-
-		cr_assert_null(uet_pending_peer(A.ses, &b), "swept");
-	}
+	for (unsigned i = 0; i < 1100; i++)
+		meet_peer((uint16_t)(20000 + i), 100 + i, 8);
+	cr_assert_null(uet_pending_peer(A.ses, &b), "swept");
 	uet_ses_pdc_lost(A.ses, &LB.tpdc);
 	tl_link_close(&LB);
 	tl_link_open(&L2, &A, &B, 3);
