@@ -92,20 +92,6 @@ struct uet_ses_peer *uet_pending_entry(struct uet_ses *ses,
 	return q;
 }
 
-int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m)
-{
-	struct uet_ses_peer *q = uet_pending_entry(ses, &m->peer);
-
-	if (!q)
-		return UET_ERR_NOMEM;
-	uet_list_add_tail(&ses->tx_pending, &m->link);
-	uet_list_add_tail(&q->pending, &m->plink);
-	m->pq = q;
-	if (!m->cl_mode)
-		q->bytes += m->len;
-	return 0;
-}
-
 void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
 			struct uet_ses_peer *q, struct uet_ses_msg *m)
 {
@@ -114,6 +100,17 @@ void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
 	m->pq = q;
 	if (!m->cl_mode)
 		q->bytes += m->len;
+}
+
+int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m)
+{
+	struct uet_ses_peer *q = uet_pending_entry(ses, &m->peer);
+
+	if (!q)
+		return UET_ERR_NOMEM;
+	/* after the last of each list */
+	uet_pending_insert(ses->tx_pending.prev, q->pending.prev, q, m);
+	return 0;
 }
 
 void uet_pending_del(struct uet_ses_msg *m)
