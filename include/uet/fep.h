@@ -380,7 +380,8 @@ static inline size_t uet_fep_dgram_max(size_t mtu)
  * foreign, stale or refused is dropped and counted, and the reason
  * returned (uet_err_is_drop: a wire or TSS code, UET_ERR_DROPPED, or
  * UET_ERR_NOMEM when there was no memory for it); UET_ERR_INVAL only for
- * bad arguments. */
+ * bad arguments. pkt is read during the call only: the caller may reuse
+ * it, or a port lend it (uet_udp_config.rx_lend), right after. */
 int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		 const uint8_t *pkt, size_t len, uet_time now);
 /* The next packet to send: writes it to buf (cap >= cfg.mtu), fills pi

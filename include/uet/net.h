@@ -46,10 +46,13 @@ struct uet_pkt_info {
 	uet_time ts;			/* rx: receive time; tx: send time */
 };
 
-/* One packet in a batch. On recv, buf/cap are the caller's and len is set.
- * On send the packet is buf[0 .. len) followed by ext[0 .. ext_len): its
- * payload left where the user has it (uet_fep_poll_tx_sg), for a port
- * with UET_NET_CAP_SG; ext_len is 0 otherwise, and always on recv. */
+/* One packet in a batch. On send the packet is buf[0 .. len) followed by
+ * ext[0 .. ext_len): its payload left where the user has it
+ * (uet_fep_poll_tx_sg), for a port with UET_NET_CAP_SG; ext_len is 0
+ * otherwise. On recv, buf/cap are the caller's and len is set, ext_len 0;
+ * or, from a port the caller let lend (uet_udp_config.rx_lend), len is 0
+ * and the packet is the port's ext[0 .. ext_len) until its next recv:
+ * uet_net_msg_rx says where. */
 struct uet_net_msg {
 	struct uet_pkt_info info;
 	uint8_t *buf;
@@ -63,6 +66,12 @@ struct uet_net_msg {
 static inline size_t uet_net_msg_len(const struct uet_net_msg *m)
 {
 	return m->len + m->ext_len;
+}
+
+/* Where a received packet's bytes are (uet_net_msg_len of them). */
+static inline const uint8_t *uet_net_msg_rx(const struct uet_net_msg *m)
+{
+	return m->ext_len ? (const uint8_t *)m->ext : m->buf;
 }
 
 /* Copy the external part into buf (cap holds the whole packet): for a

@@ -98,6 +98,12 @@ struct uet_udp_config {
 	 * datagrams on the wire; sockets accept coalesced datagrams
 	 * (UDP_GRO) and recv() hands their packets out one by one. */
 	bool gso;
+	/* recv() may leave a packet of a coalesced datagram where the kernel
+	 * put it instead of copying it into the caller's buf: len 0 and the
+	 * packet at ext[0 .. ext_len), valid until the next recv() (which
+	 * then reads no new datagram into memory it lent in the same call).
+	 * For a caller done with each batch before it asks for the next. */
+	bool rx_lend;
 	/* Planes: nplanes interface indexes (if_nametoindex); 0 = none,
 	 * the kernel's route picks the interface. */
 	unsigned nplanes;

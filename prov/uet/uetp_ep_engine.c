@@ -311,6 +311,9 @@ static int uetp_ep_udp_open(struct uetp_ep *ep, uint16_t exact,
 	       sizeof(u.plane_ifindex));
 	u.entropy_bits = ep->entropy_bits;
 	u.gso = !!uetp_env.udp_gso;
+	/* uetp_progress_io hands each batch to the engine (which keeps no
+	 * packet) before it asks for the next: no copy out of the port */
+	u.rx_lend = true;
 	u.dscp = ep->dscp;		/* the traffic class, on every packet */
 	if (exact) {
 		u.port = exact;

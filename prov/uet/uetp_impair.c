@@ -112,11 +112,13 @@ bool uetp_impair_hold(struct uetp_impair *imp, const struct uet_net_msg *m)
 {
 	struct uet_net_msg *h;
 
-	if (imp->held == UETP_IMPAIR_HOLD || m->len > UETP_PKT_MAX)
+	size_t len = uet_net_msg_len(m);
+
+	if (imp->held == UETP_IMPAIR_HOLD || len > UETP_PKT_MAX)
 		return false;
 	h = &imp->hold[imp->held++];
 	h->info = m->info;
-	memcpy(h->buf, m->buf, m->len);
-	h->len = m->len;
+	memcpy(h->buf, uet_net_msg_rx(m), len);	/* a lent packet too */
+	h->len = len;
 	return true;
 }

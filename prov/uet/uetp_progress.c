@@ -51,7 +51,8 @@ static void uetp_port_failed(struct uetp_ep *ep, const char *what)
 static void uetp_ep_deliver(struct uetp_ep *ep, const struct uet_net_msg *m,
 			    uet_time now)
 {
-	int rc = uet_fep_recv(ep->fep, &m->info, m->buf, m->len, now);
+	int rc = uet_fep_recv(ep->fep, &m->info, uet_net_msg_rx(m),
+			      uet_net_msg_len(m), now);
 
 	/* a dropped packet is counted by the engine (FI_UET_STATS); only
 	 * a refusal of our own arguments is a bug worth a word */

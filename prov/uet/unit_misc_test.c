@@ -234,6 +234,27 @@ Test(impair, hold_copies)
 	uetp_impair_close(imp);
 }
 
+/* A packet the port lent (rx_lend) is gone at its next recv: holding it
+ * copies it whole into the hold queue's own buffer. */
+Test(impair, hold_copies_a_lent_packet)
+{
+	struct uetp_impair_cfg c = { .seed = 1 };
+	struct uetp_impair *imp;
+	uint8_t own[4] = { 0 }, port[6] = { 5, 6, 7, 8, 9, 10 };
+	struct uet_net_msg m = { .buf = own, .cap = 4, .ext = port,
+				 .ext_len = 6 };
+
+	cr_assert_eq(uetp_impair_open(&imp, &c), 0);
+	cr_assert(uetp_impair_hold(imp, &m));
+	memset(port, 0, sizeof(port));
+	cr_assert_eq(imp->hold[0].len, 6);
+	cr_assert_eq(imp->hold[0].ext_len, 0);
+	cr_assert_eq(imp->hold[0].buf[0], 5);
+	cr_assert_eq(imp->hold[0].buf[5], 10);
+	cr_assert_eq(uet_net_msg_rx(&imp->hold[0]), imp->hold[0].buf);
+	uetp_impair_close(imp);
+}
+
 Test(iface, cidr)
 {
 	struct uetp_iface ifc = { .prefix = 24 };

@@ -103,6 +103,8 @@ struct udp_port {
 	unsigned batch;
 	bool gso;			/* trains go as one UDP_SEGMENT message */
 	bool gro;			/* sockets take coalesced datagrams */
+	bool lend;			/* recv may hand out gro_slot memory */
+	bool lent;			/* it did, in the recv under way */
 	unsigned nplanes;		/* 0: the route picks the interface */
 	unsigned plane_ifindex[UET_UDP_PLANES_MAX];
 	struct udp_plane_seen *seen;	/* UDP_PLANE_SEEN, with nplanes > 1 */
@@ -427,6 +429,7 @@ int uet_udp_open(struct uet_net **portp, const struct uet_addr *ip,
 	p->tos = (uint8_t)(cfg->dscp << 2 | cfg->ecn);
 	p->batch = cfg->batch ? cfg->batch : UET_UDP_BATCH_DEFAULT;
 	p->gso = p->gro = cfg->gso;
+	p->lend = cfg->rx_lend;
 	p->nplanes = cfg->nplanes;
 	memcpy(p->plane_ifindex, cfg->plane_ifindex,
 	       sizeof(p->plane_ifindex));
@@ -898,6 +901,8 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 		m->info.dst.port = p->spray_port[sock - 1];
 	m->info.ts = now;
 	m->len = p->mm[i].msg_len;
+	m->ext = NULL;
+	m->ext_len = 0;
 	if (h->msg_flags & MSG_TRUNC)
 		p->st.truncated++;
 	for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
@@ -1007,7 +1012,16 @@ static unsigned udp_gro_drain(struct udp_port *p, struct uet_net_msg *msgs,
 		m->len = len < m->cap ? len : m->cap;
 		if (len > m->cap)
 			p->st.truncated++;
-		memcpy(m->buf, s->data + s->off, m->len);
+		if (p->lend) {
+			m->ext = s->data + s->off;
+			m->ext_len = m->len;
+			m->len = 0;
+			p->lent = true;
+		} else {
+			memcpy(m->buf, s->data + s->off, m->len);
+			m->ext = NULL;
+			m->ext_len = 0;
+		}
 		s->off += len;
 		p->st.received++;
 		if (s->spray)
@@ -1030,6 +1044,9 @@ static int udp_gro_read(struct udp_port *p, unsigned sock, uet_time now)
 	struct uet_net_msg m;
 	int r;
 
+	/* Packets handed out in this call may still lie in the slots. */
+	if (p->lent)
+		return 0;
 	for (unsigned i = 0; i < cnt; i++) {
 		bufs[i] = p->gro_slot[i].data;
 		caps[i] = UDP_GRO_CAP;
@@ -1105,6 +1122,7 @@ static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 
 	if (n > INT_MAX)
 		n = INT_MAX;
+	p->lent = false;	/* the caller is done with what we lent */
 	/* Packets of a coalesced datagram read earlier go first. */
 	got = udp_gro_drain(p, msgs, n);
 	if (got == n)
