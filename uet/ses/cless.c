@@ -13,8 +13,9 @@
  *   PDC, after everything earlier), nor for a write with CQ data: the
  *   target keeps no state, so it could not raise that event exactly once.
  *
- * The messages wait on tx_pending with the others, in post order; the
- * first one no fence holds back is started when PDS asks (next), takes
+ * The messages wait on tx_pending with the others, in post order, and on
+ * cl_pending by themselves (pending.c); the first one no fence holds
+ * back is started when PDS asks (next), takes
  * the next per-fep message_id (informative: no PDC numbers them, answers
  * find their request by pkt_id) and moves to cl_msgs until every packet
  * handed out was reported by done or failed. At most UET_SES_CL_WINDOW
@@ -107,12 +108,12 @@ static struct uet_ses_msg *cless_start(struct uet_ses *ses)
 {
 	struct uet_list *pos;
 
-	for (pos = ses->tx_pending.next; pos != &ses->tx_pending;
+	for (pos = ses->cl_pending.next; pos != &ses->cl_pending;
 	     pos = pos->next) {
 		struct uet_ses_msg *m =
-			uet_container_of(pos, struct uet_ses_msg, link);
+			uet_container_of(pos, struct uet_ses_msg, clink);
 
-		if (!m->cl_mode || fenced_ahead(m))
+		if (fenced_ahead(m))
 			continue;
 		uet_pending_del(m);
 		uet_list_add_tail(&ses->cl_msgs, &m->link);

@@ -839,6 +839,41 @@ Test(cless, rudi_fence_and_cq_data_ride_a_pdc)
 	free(src);
 }
 
+/* RUDI writes start however many sends wait for a PDC ahead of them
+ * (they wait on a list of their own, pending.c): 200 sends to a peer that
+ * answers nothing fill their window and wait, and two writes posted
+ * after them complete, in post order, while the sends still wait. */
+Test(cless, rudi_passes_sends_waiting_for_a_pdc)
+{
+	enum { N = 200, LEN = 3000 };
+	struct uet_mem_impair deaf = { .drop_mask = ~0ull };
+	static uint8_t tgt[2 * LEN], src[2 * LEN], b[16];
+	static int s[N];
+	int c[2];
+
+	start_n(3, 0, 3, NULL);
+	mr(1, tgt, sizeof(tgt), KEY, IDEM);
+	fill(src, sizeof(src), 4);
+	cr_assert_eq(uet_mem_port_set_impair(H.node[2].port, &deaf), 0);
+	for (int i = 0; i < N; i++)
+		cr_assert_eq(send_to(0, 2, b, sizeof(b), 0, &s[i]), 0);
+	cr_assert_eq(rma(0, UET_OP_WRITE, src, LEN, KEY, 0, 0, &c[0]), 0);
+	cr_assert_eq(rma(0, UET_OP_WRITE, src + LEN, LEN, KEY, LEN, 0, &c[1]),
+		     0);
+	run_until(2, 0, 50 * UET_MSEC);
+	cr_assert_eq(R.n[0], 2, "a send completed: its peer answers nothing");
+	cr_assert_eq(find(0, &c[0])->err, 0);
+	cr_assert_eq(find(0, &c[1])->err, 0);
+	/* started in post order, and the link keeps it */
+	cr_assert_eq(R.c[0][0].context, &c[0]);
+	cr_assert_eq(R.c[0][1].context, &c[1]);
+	cr_assert(!memcmp(tgt, src, sizeof(tgt)));
+	cr_assert_eq(stats(0).cl_tx, 2 * rudi_write_pkts(LEN));
+	/* the sends that never left are cancelled at once */
+	uet_fep_flush(H.node[0].fep);
+	cr_assert_geq(R.n[0], 2 + N - H.node[0].cfg.window);
+}
+
 /* Flush while RUDI requests are unanswered: cancelled at once, the late
  * answers and failures are ignored. */
 Test(cless, rudi_flush_cancels)

@@ -1,6 +1,8 @@
 /* The messages waiting to start, indexed by peer (ses_int.h, struct
  * uet_ses_peer). ses->tx_pending keeps every one in post order (flush,
- * connectionless starts, rewakes); each peer's list holds its own, in the
+ * rewakes), and ses->cl_pending the connectionless ones among them, so
+ * that a connectionless start looks past no message that waits for a
+ * PDC; each peer's list holds its own, in the
  * same order, so that starting a peer's next message, checking its
  * fences and summing what is queued for it look at that peer's messages
  * only, not at everyone's (an endpoint sending to many peers at once
@@ -110,6 +112,8 @@ int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m)
 		return UET_ERR_NOMEM;
 	/* after the last of each list */
 	uet_pending_insert(ses->tx_pending.prev, q->pending.prev, q, m);
+	if (m->cl_mode)
+		uet_list_add_tail(&ses->cl_pending, &m->clink);
 	return 0;
 }
 
@@ -122,7 +126,9 @@ void uet_pending_del(struct uet_ses_msg *m)
 		return;
 	uet_list_del(&m->plink);
 	m->pq = NULL;
-	if (!m->cl_mode)
+	if (m->cl_mode)
+		uet_list_del(&m->clink);
+	else
 		q->bytes -= m->len;
 }
 

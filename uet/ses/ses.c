@@ -168,6 +168,7 @@ int uet_ses_create(struct uet_ses **out, const struct uet_fep_config *cfg,
 	uet_list_init(&ses->pdcs);
 	uet_list_init(&ses->tx_free);
 	uet_list_init(&ses->tx_pending);
+	uet_list_init(&ses->cl_pending);
 	uet_list_init(&ses->in_free);
 
 	ses->tx_pool = uet_calloc(cfg->tx_depth, sizeof(*ses->tx_pool));

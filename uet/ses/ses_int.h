@@ -65,6 +65,7 @@ struct uet_ses_mr {
 struct uet_ses_msg {
 	struct uet_list link;		/* pending queue, a PDC's list, free */
 	struct uet_list plink;		/* its peer's pending list, if pq */
+	struct uet_list clink;		/* ses->cl_pending, if pq and cl_mode */
 	struct uet_ses_peer *pq;	/* set while pending (pending.c) */
 	void *context;
 	uint32_t flags;			/* UET_OPF_* */
@@ -265,6 +266,7 @@ struct uet_ses {
 	struct uet_list tx_free;
 	size_t tx_free_n;
 	struct uet_list tx_pending;	/* posted, not started, post order */
+	struct uet_list cl_pending;	/* its connectionless ones (clink) */
 	struct uet_ses_peer **peers;	/* the same by peer (pending.c) */
 	unsigned peers_cap, peers_n;	/* buckets (a power of 2), entries */
 	unsigned peers_sweep_at;	/* entries that make a post sweep */
@@ -291,13 +293,14 @@ bool uet_ses_rx_ctx(const struct uet_ses *ses, uint16_t resource_index,
 		    uint16_t *ctx);
 
 /* pending.c: messages waiting to start, by peer. A message is on
- * tx_pending exactly when it is on its peer's list (m->pq set). */
+ * tx_pending exactly when it is on its peer's list (m->pq set), and a
+ * connectionless one then on cl_pending too. */
 struct uet_ses_peer *uet_pending_peer(const struct uet_ses *ses,
 				      const struct uet_addr *a);
 /* The same, made if missing; NULL when it cannot be (out of memory). */
 struct uet_ses_peer *uet_pending_entry(struct uet_ses *ses,
 				       const struct uet_addr *a);
-/* At the end of both lists; UET_ERR_NOMEM (on neither) when a new peer's
+/* At the end of the lists; UET_ERR_NOMEM (on none) when a new peer's
  * entry cannot be made. */
 int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m);
 /* Right after at (tx_pending) and pat (q's list): m goes back ahead of
