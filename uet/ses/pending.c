@@ -1,12 +1,12 @@
 /* The messages waiting to start, indexed by peer (ses_int.h, struct
  * uet_ses_peer). ses->tx_pending keeps every one in post order (flush,
- * rewakes), and ses->cl_pending the connectionless ones among them, so
- * that a connectionless start looks past no message that waits for a
- * PDC; each peer's list holds its own, in the
- * same order, so that starting a peer's next message, checking its
- * fences and summing what is queued for it look at that peer's messages
- * only, not at everyone's (an endpoint sending to many peers at once
- * walked them all for each message it started or finished).
+ * rewakes); ses->cl_pending the connectionless ones among them, so that
+ * a connectionless start looks past no message that waits for a PDC; and
+ * each peer's list its own, in the same order, so that starting a peer's
+ * next message, checking its fences and summing what is queued for it
+ * look at that peer's messages only, not at everyone's (an endpoint
+ * sending to many peers at once walked them all for each message it
+ * started or finished).
  *
  * A peer's entry is made at its first message and kept while the
  * endpoint talks to few peers: one allocation per peer, none per
