@@ -86,6 +86,17 @@ void uet_rndv_served(struct uet_ses *ses, struct uet_ses_mr *mr, int err,
 
 /* ---- Receiver ---- */
 
+/* Out of memory for the read: the receive fails (in NULL: none); the
+ * sender waits until its PDC to us fails. */
+static void rndv_read_nomem(struct uet_ses *ses, struct uet_ses_inmsg *in)
+{
+	if (!in)
+		return;
+	in->rread = NULL;
+	uet_rx_recv_done(ses, in, UET_ERR_NOMEM, 0);
+	uet_rx_free(ses, in);
+}
+
 /* Read len bytes of the rest into in's receive (in NULL: only release
  * the sender). */
 static void rndv_read(struct uet_ses *ses, const struct uet_ses_inmsg *src,
@@ -94,12 +105,7 @@ static void rndv_read(struct uet_ses *ses, const struct uet_ses_inmsg *src,
 	struct uet_ses_msg *m = uet_calloc(1, sizeof(*m));
 
 	if (!m) {
-		/* Out of memory: the receive fails; the sender waits until
-		 * its PDC to us fails. */
-		if (in) {
-			uet_rx_recv_done(ses, in, UET_ERR_NOMEM, 0);
-			uet_rx_free(ses, in);
-		}
+		rndv_read_nomem(ses, in);
 		return;
 	}
 	uet_list_init(&m->link);
@@ -116,12 +122,8 @@ static void rndv_read(struct uet_ses *ses, const struct uet_ses_inmsg *src,
 		in->rread = m;
 	ses->st.rndv_reads++;
 	if (uet_msg_queue(ses, m, ses->now)) {
-		/* no entry for the peer: as out of memory above */
-		if (in) {
-			in->rread = NULL;
-			uet_rx_recv_done(ses, in, UET_ERR_NOMEM, 0);
-			uet_rx_free(ses, in);
-		}
+		/* no entry for the peer could be made */
+		rndv_read_nomem(ses, in);
 		uet_reasm_fini(&m->rx);
 		uet_free(m);
 	}
