@@ -110,9 +110,8 @@ unsigned uetp_impair_pick(struct uetp_impair *imp)
 
 bool uetp_impair_hold(struct uetp_impair *imp, const struct uet_net_msg *m)
 {
-	struct uet_net_msg *h;
-
 	size_t len = uet_net_msg_len(m);
+	struct uet_net_msg *h;
 
 	if (imp->held == UETP_IMPAIR_HOLD || len > UETP_PKT_MAX)
 		return false;

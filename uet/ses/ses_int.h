@@ -304,7 +304,8 @@ struct uet_ses_peer *uet_pending_entry(struct uet_ses *ses,
  * entry cannot be made. */
 int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m);
 /* Right after at (tx_pending) and pat (q's list): m goes back ahead of
- * what was posted after it. */
+ * what was posted after it. Not for a connectionless message: those join
+ * cl_pending in uet_pending_add only. */
 void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
 			struct uet_ses_peer *q, struct uet_ses_msg *m);
 /* Off m's list (link), and off its peer's while pending. */
