@@ -636,6 +636,8 @@ Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
  * node 0 -> 1, then the response 1 -> 0 3 us later; *req_ev and *ack_ev
  * get the EVs node 1's response and ACK left on, *prev_ev that of node
  * 1's request before (t_establish). */
+static uint16_t held_ack_run;	/* entropy_run of held_ack_evs (0: default) */
+
 static void held_ack_evs(bool rod, bool inject, size_t response,
 			 uint16_t *req_ev, uint16_t *ack_ev, uint16_t *prev_ev)
 {
@@ -646,6 +648,8 @@ static void held_ack_evs(bool rod, bool inject, size_t response,
 	c.ack_delay = 10 * UET_MSEC;
 	c.ack_hold = 20 * UET_USEC;
 	c.entropy_count = 16;
+	if (held_ack_run)
+		c.entropy_run = held_ack_run;
 	c.rod = rod;
 	t_init(2, &c, NULL);
 	t_establish(0, 1);
@@ -702,6 +706,40 @@ Test(ack, short_response_shares_the_held_acks_ev)
 			     "packet %u: EV %u, ACK EV %u", i, r->pi.entropy,
 			     ack_ev);
 	}
+}
+
+/* A longer response: the ACK goes behind its 4th packet, and the rest
+ * stays on the ACK's EV to the run's end (16 packets), so that the
+ * whole response leaves from one socket in one sendmmsg. */
+Test(ack, longer_response_stays_on_the_held_acks_ev)
+{
+	uint16_t req_ev, ack_ev, prev_ev;
+
+	held_ack_evs(false, false, 12 * T_SEG, &req_ev, &ack_ev, &prev_ev);
+	cr_assert_eq(t_nth(1, UET_PDS_RUD_REQ, UET_ACK_HOLD_PKTS) >
+		     first_ack(1), true, "the ACK went behind the 4th");
+	for (unsigned i = 0; i < 12; i++)
+		cr_assert_eq(t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy,
+			     ack_ev % 16, "packet %u: EV %u, ACK EV %u", i,
+			     t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy, ack_ev);
+}
+
+/* ... but no further: past a run the balancer sprays again. */
+Test(ack, held_acks_ev_ends_with_the_run)
+{
+	uint16_t req_ev, ack_ev, prev_ev;
+	unsigned i, other = 0;
+
+	held_ack_run = 8;
+	held_ack_evs(false, false, 12 * T_SEG, &req_ev, &ack_ev, &prev_ev);
+	held_ack_run = 0;
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy,
+			     ack_ev % 16, "packet %u", i);
+	for (; i < 12; i++)
+		other += t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy !=
+			 ack_ev % 16;
+	cr_assert_eq(other, 4, "%u of the last 4 on other EVs", other);
 }
 
 Test(ack, rod_response_keeps_its_path)

@@ -102,9 +102,11 @@ struct uet_pdc {
 					 * the same peer holding an ACK */
 	uint16_t ack_buddy_pkts;	/* initiator: packets sent since */
 	bool ack_ev_on;			/* initiator: this message's packets
-					 * take ack_ev while the ACK waits
-					 * (ini.c ini_pick_ev) */
+					 * take ack_ev while the ACK waits,
+					 * then to a run's end (ini.c
+					 * ini_pick_ev) */
 	uint16_t ack_ev;
+	uint16_t ack_ev_n;		/* ... packets of it on ack_ev */
 	uint8_t rx_resends;		/* resent requests in a row (tgt.c) */
 
 	struct uet_heap_node timer;
