@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum uet_af {
 	UET_AF_NONE = 0,
@@ -20,10 +21,28 @@ struct uet_addr {
 	uint8_t ip[16];
 };
 
+/* Same family and address, any port: the same host's FEP address.
+ * Inline, with a fixed length per family: the send path asks this of
+ * every packet (uet_fep_config_mtu_to), and a call to memcmp with a
+ * length it must read took 5.8% of a sender's own time across a veth. */
+static inline bool uet_addr_same_fa(const struct uet_addr *a,
+				    const struct uet_addr *b)
+{
+	if (a->af != b->af)
+		return false;
+	if (a->af == UET_AF_INET)
+		return !memcmp(a->ip, b->ip, 4);
+	if (a->af == UET_AF_INET6)
+		return !memcmp(a->ip, b->ip, 16);
+	return true;
+}
+
 /* Same family, address and port. */
-bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b);
-/* Same family and address, any port: the same host's FEP address. */
-bool uet_addr_same_fa(const struct uet_addr *a, const struct uet_addr *b);
+static inline bool uet_addr_equal(const struct uet_addr *a,
+				  const struct uet_addr *b)
+{
+	return a->port == b->port && uet_addr_same_fa(a, b);
+}
 /* FNV-1a over what uet_addr_equal compares (the unused bytes of an IPv4
  * address are zero): for hash tables keyed by address. */
 uint32_t uet_addr_hash(const struct uet_addr *a);

@@ -4,21 +4,6 @@
 
 #include "uet/addr.h"
 
-static size_t addr_len(uint8_t af)
-{
-	return af == UET_AF_INET ? 4 : af == UET_AF_INET6 ? 16 : 0;
-}
-
-bool uet_addr_equal(const struct uet_addr *a, const struct uet_addr *b)
-{
-	return a->port == b->port && uet_addr_same_fa(a, b);
-}
-
-bool uet_addr_same_fa(const struct uet_addr *a, const struct uet_addr *b)
-{
-	return a->af == b->af && !memcmp(a->ip, b->ip, addr_len(a->af));
-}
-
 uint32_t uet_addr_hash(const struct uet_addr *a)
 {
 	uint32_t h = 2166136261u;
