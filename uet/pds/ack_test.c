@@ -589,12 +589,13 @@ Test(ack, held_ack_rides_behind_a_response)
 		     t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn);
 }
 
-/* A longer response: the held ACK goes after its first UET_ACK_HOLD_PKTS
- * packets, or right after its first when UET_ACK_HOLD_LONG bytes follow,
- * not behind all of it, which would hold the peer's send completion for
- * the response's whole time. Returns how many of the response's packets
+/* A longer response: the held ACK goes behind all of one of up to a run
+ * of packets (one GSO train), after the run's last packet of a longer
+ * one, or right after its first when UET_ACK_HOLD_LONG bytes follow, not
+ * behind all of it, which would hold the peer's send completion for the
+ * response's whole time. Returns how many of the response's packets
  * went before node 1's first ACK. */
-static size_t reqs_before_held_ack(size_t response)
+static size_t reqs_before_held_ack(size_t response, uint16_t run)
 {
 	struct uet_fep_config c = t_cfg();
 	const struct tlog *ack;
@@ -603,6 +604,7 @@ static size_t reqs_before_held_ack(size_t response)
 
 	c.ack_delay = 10 * UET_MSEC;
 	c.ack_hold = 20 * UET_USEC;
+	c.entropy_run = run;
 	t_init(2, &c, NULL);
 	t_establish(0, 1);
 	t_establish(1, 0);
@@ -620,14 +622,20 @@ static size_t reqs_before_held_ack(size_t response)
 	return before;
 }
 
-Test(ack, held_ack_follows_the_start_of_a_longer_response)
+Test(ack, held_ack_follows_a_response_of_one_run)
 {
-	cr_assert_eq(reqs_before_held_ack(12 * T_SEG), UET_ACK_HOLD_PKTS);
+	cr_assert_eq(reqs_before_held_ack(12 * T_SEG, 16), 12);
+}
+
+Test(ack, held_ack_follows_the_first_run_of_a_longer_response)
+{
+	cr_assert_eq(reqs_before_held_ack(12 * T_SEG, 4), 4);
 }
 
 Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
 {
-	cr_assert_eq(reqs_before_held_ack(UET_ACK_HOLD_LONG + 2 * T_SEG), 1);
+	cr_assert_eq(reqs_before_held_ack(UET_ACK_HOLD_LONG + 2 * T_SEG, 16),
+		     1);
 }
 
 /* A one-packet response carrying a held ACK takes the ACK's EV modulo
@@ -708,23 +716,31 @@ Test(ack, short_response_shares_the_held_acks_ev)
 	}
 }
 
-/* A longer response: the ACK goes behind its 4th packet, and the rest
- * stays on the ACK's EV to the run's end (16 packets), so that the
- * whole response leaves from one socket in one sendmmsg. */
-Test(ack, longer_response_stays_on_the_held_acks_ev)
+/* A long response: the ACK goes behind its first packet, and the rest
+ * of the run stays on the ACK's EV, so that the whole train leaves from
+ * one socket in one sendmmsg; past the run the balancer sprays again. */
+Test(ack, long_response_stays_on_the_held_acks_ev_for_a_run)
 {
 	uint16_t req_ev, ack_ev, prev_ev;
+	unsigned i, other = 0;
 
-	held_ack_evs(false, false, 12 * T_SEG, &req_ev, &ack_ev, &prev_ev);
-	cr_assert_eq(t_nth(1, UET_PDS_RUD_REQ, UET_ACK_HOLD_PKTS) >
-		     first_ack(1), true, "the ACK went behind the 4th");
-	for (unsigned i = 0; i < 12; i++)
+	held_ack_evs(false, false, UET_ACK_HOLD_LONG + 2 * T_SEG, &req_ev,
+		     &ack_ev, &prev_ev);
+	cr_assert_lt(t_nth(1, UET_PDS_RUD_REQ, 0), first_ack(1));
+	cr_assert_gt(t_nth(1, UET_PDS_RUD_REQ, 1), first_ack(1),
+		     "the ACK went behind the first");
+	for (i = 0; i < 16; i++)
 		cr_assert_eq(t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy,
 			     ack_ev % 16, "packet %u: EV %u, ACK EV %u", i,
 			     t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy, ack_ev);
+	for (; i < 32; i++)
+		other += t_nth(1, UET_PDS_RUD_REQ, i)->pi.entropy !=
+			 ack_ev % 16;
+	cr_assert_gt(other, 0, "packets 16-31 all on the ACK's EV");
 }
 
-/* ... but no further: past a run the balancer sprays again. */
+/* A response longer than a run: the ACK behind the run's last packet,
+ * every packet up to it on the ACK's EV, the rest sprayed again. */
 Test(ack, held_acks_ev_ends_with_the_run)
 {
 	uint16_t req_ev, ack_ev, prev_ev;

@@ -180,6 +180,12 @@ static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
 	return &pdc->lb;
 }
 
+/* New packets per entropy value: one GSO train (cfg.entropy_run). */
+static uint16_t ini_run(const struct uet_pds *pds)
+{
+	return pds->cfg.entropy_run ? pds->cfg.entropy_run : 1;
+}
+
 /* The EV of a new packet. A message whose sender waits for its ACK, and
  * that a held ACK rides behind (uet_tgt_ack_with), takes the ACK's EV
  * modulo entropy_count until the ACK has gone: uet/net maps an EV to one
@@ -188,9 +194,10 @@ static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
  * sendmmsg (pp_median 4 KiB on loopback, where the peer waits for that
  * ACK: 9.9 -> 8.6 us). The rest of the message stays on it up to a run's
  * worth of packets, as the balancer would have kept it: the ACK rides
- * behind the 4th packet of a longer message, and the packets after it
+ * behind the first packet of a long message, and the packets after it
  * went on the balancer's EV, another socket and another system call
- * (16 KiB across a veth at MTU 1500: 16.9-18.7 -> 15.7-17.7 us). Not
+ * (16 KiB across a veth at MTU 1500, when the ACK went behind the 4th:
+ * 16.9-18.7 -> 15.7-17.7 us). Not
  * for an injected message: then the peer reads the request sooner
  * without the ACK beside it (64 B: 5.9 -> 6.6 us). Unless the policy
  * says no. */
@@ -1228,12 +1235,12 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
 		/* After the message's last packet, so that a short one's
 		 * GSO train stays whole; right after the first packet of a
-		 * long one (or its UET_ACK_HOLD_PKTS-th): behind all of it,
+		 * long one (or its run's last, tgt.h): behind all of it,
 		 * the ACK would hold the peer's send completion, and so its
 		 * next receive, for the whole message's time. */
 		if (pdc->ack_buddy &&
 		    (e->pkt.eom || e->pkt.left >= UET_ACK_HOLD_LONG ||
-		     ++pdc->ack_buddy_pkts >= UET_ACK_HOLD_PKTS))
+		     ++pdc->ack_buddy_pkts >= ini_run(pds)))
 			uet_tgt_ack_with(pds, pdc);
 	}
 	/* The packet's path: where it is in flight now (cms/lb.h). */

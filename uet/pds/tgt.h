@@ -33,12 +33,14 @@ int uet_tgt_rx_ctrl(struct uet_pds *pds, struct uet_pdc *pdc,
 		    const struct uet_pkt_info *pi, const struct uet_pds_hdr *h,
 		    uet_time now);
 
-/* A held ACK rides behind a message of ours of up to UET_ACK_HOLD_PKTS
- * packets, so that its GSO train stays whole (pp_median 4 KiB across a
- * veth went 12.4 -> 17.9 us when the ACK split it after the first
- * packet), but right behind the first packet of one with at least
- * UET_ACK_HOLD_LONG bytes more to come. */
-#define UET_ACK_HOLD_PKTS	4
+/* A held ACK rides behind a message of ours of up to a run of packets
+ * (cfg.entropy_run: the provider makes it one GSO train), so that its
+ * train stays whole (pp_median 4 KiB across a veth went 12.4 -> 17.9 us
+ * when the ACK split it after the first packet; 16 KiB at MTU 1500, 12
+ * packets, split after the 4th: the peer read the rest one send later),
+ * but right behind the first packet of one with at least
+ * UET_ACK_HOLD_LONG bytes more to come, and behind the run's last packet
+ * of a longer one. */
 #define UET_ACK_HOLD_LONG	(64u << 10)
 
 uet_time uet_tgt_deadline(struct uet_pds *pds, struct uet_pdc *pdc);
