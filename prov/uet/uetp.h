@@ -143,6 +143,10 @@ struct fi_provider *fi_prov_ini(void);
  * headers, and the kernel's UDP_MAX_SEGMENTS. */
 #define UETP_TRAIN_BYTES	65507u
 #define UETP_TRAIN_PKTS		64u
+/* Loopback's window in bytes (uetp_ep_fit_runs), for packets larger than
+ * a jumbo frame's: the receive buffer's size (UET_UDP_BUF_DEFAULT). */
+#define UETP_JUMBO_MTU		9216u
+#define UETP_LO_WINDOW		(4u << 20)
 
 /* ---- parameters (uetp_init.c) ---- */
 
@@ -860,6 +864,9 @@ int uetp_ep_engine_renew(struct uetp_ep *ep);
 /* The endpoint's pieces (uetp_ep.c: fid ops and open; uetp_ep_engine.c:
  * engine callbacks, port and engine; uetp_ep_bind.c: bind and enable). */
 void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info);
+/* Entropy runs and the fixed window sized to c->mtu (what FI_UET_ENTROPY_RUN
+ * and FI_UET_WINDOW leave to it). */
+void uetp_ep_fit_runs(struct uet_fep_config *c);
 int uetp_ep_reqs_alloc(struct uetp_ep *ep);
 int uetp_ep_bufs_alloc(struct uetp_ep *ep);
 /* (Re)open port and engine; exact = 0 follows FI_UET_UDP_PORT. */

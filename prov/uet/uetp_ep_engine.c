@@ -481,9 +481,11 @@ int uetp_ep_engine_renew(struct uetp_ep *ep)
 /* Small packets: runs of a GSO train's worth of bytes and a window of
  * four such runs, where the engine's 16 and 64 packets would make
  * 23 KB trains and a 92 KB window at MTU 1500, for two system calls
- * and ACKs where one does (docs/choices.md §2.8). What the
- * environment sets stays. */
-static void uetp_ep_fit_runs(struct uet_fep_config *c)
+ * and ACKs where one does (docs/choices.md §2.8). Packets larger than a
+ * jumbo frame, which only the kernel's loopback carries: a window of
+ * UETP_LO_WINDOW bytes (252 packets of 16 KB), there being no link queue
+ * to fill. What the environment sets stays. */
+void uetp_ep_fit_runs(struct uet_fep_config *c)
 {
 	size_t run = UETP_TRAIN_BYTES / c->mtu;
 
@@ -493,6 +495,9 @@ static void uetp_ep_fit_runs(struct uet_fep_config *c)
 		c->entropy_run = (uint16_t)run;
 	if (!uetp_env.window && 4u * c->entropy_run > c->window)
 		c->window = 4u * c->entropy_run;
+	if (!uetp_env.window && c->mtu > UETP_JUMBO_MTU &&
+	    UETP_LO_WINDOW / c->mtu > c->window)
+		c->window = (unsigned)(UETP_LO_WINDOW / c->mtu);
 }
 
 void uetp_ep_config(struct uetp_ep *ep, const struct fi_info *info)

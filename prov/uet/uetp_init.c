@@ -299,7 +299,8 @@ static void uetp_define_params(void)
 	fi_param_define(&uetp_prov, "window", FI_PARAM_INT,
 		"Packets in flight per PDC (the fixed congestion window) "
 		"(default: 0 = engine default, %u, or four entropy runs "
-		"if that is more)", d.window);
+		"if that is more, or 4 MiB of 16 KB packets on loopback)",
+		d.window);
 	fi_param_define(&uetp_prov, "max_pdcs", FI_PARAM_INT,
 		"PDCs an endpoint holds at once, one per peer and direction; "
 		"at most half of them half-open (a peer's SYN seen, nothing "

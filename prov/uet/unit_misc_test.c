@@ -1,7 +1,7 @@
 /* Pieces without sockets: endpoint names in every format, the error map
  * and the text fi_cq_strerror prints, the FI_UET_IMPAIR parser and its
- * draws, subnet names, the packet size an interface allows, the idle
- * poller's spin. */
+ * draws, subnet names, the packet size an interface allows, entropy
+ * runs and the fixed window by packet size, the idle poller's spin. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -341,6 +341,48 @@ Test(iface, host_mtu_from_the_loopback)
 	uetp_env.mtu = 0;
 	uetp_env.host_path = 0;
 	cr_assert_eq(uetp_iface_host_mtu(&ifc, 1400), 0, "turned off");
+}
+
+/* Runs and the fixed window by packet size (docs/choices.md §2.8): a GSO
+ * train's worth of small packets per run and four runs to a window; the
+ * engine's 16 and 64 for jumbo frames; 4 MiB in flight over loopback's
+ * 16 KB packets; what the environment set, untouched. */
+static struct uet_fep_config fitted(size_t mtu)
+{
+	struct uet_fep_config c;
+
+	uet_fep_config_default(&c);
+	c.mtu = mtu;
+	uetp_ep_fit_runs(&c);
+	return c;
+}
+
+Test(runs, fit_the_packet_size)
+{
+	struct uet_fep_config c;
+
+	uetp_env.entropy_run = 0;
+	uetp_env.window = 0;
+	c = fitted(1472);
+	cr_assert_eq(c.entropy_run, UETP_TRAIN_BYTES / 1472);
+	cr_assert_eq(c.window, 4u * (UETP_TRAIN_BYTES / 1472));
+	c = fitted(8972);
+	cr_assert_eq(c.entropy_run, 16);
+	cr_assert_eq(c.window, 64);
+	c = fitted(UETP_PKT_MAX);
+	cr_assert_eq(c.entropy_run, 16);
+	cr_assert_eq(c.window, UETP_LO_WINDOW / UETP_PKT_MAX);
+	cr_assert_geq((size_t)c.window * UETP_PKT_MAX, (4u << 20) - UETP_PKT_MAX);
+	uetp_env.entropy_run = 8;
+	uetp_env.window = 32;
+	c = fitted(1472);
+	cr_assert_eq(c.entropy_run, 16, "the engine's, FI_UET_ENTROPY_RUN "
+		     "is uetp_ep_config's to apply");
+	cr_assert_eq(c.window, 64);
+	c = fitted(UETP_PKT_MAX);
+	cr_assert_eq(c.window, 64);
+	uetp_env.entropy_run = 0;
+	uetp_env.window = 0;
 }
 
 /* FI_UET_POLL_SPIN_US 50: the spin lives between 5 and 50 us. */
