@@ -180,27 +180,20 @@ static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
 	return &pdc->lb;
 }
 
-/* New packets per entropy value: one GSO train (cfg.entropy_run). */
-static uint16_t ini_run(const struct uet_pds *pds)
-{
-	return pds->cfg.entropy_run ? pds->cfg.entropy_run : 1;
-}
-
 /* The EV of a new packet. A message whose sender waits for its ACK, and
  * that a held ACK rides behind (uet_tgt_ack_with), takes the ACK's EV
  * modulo entropy_count until the ACK has gone: uet/net maps an EV to one
  * of its 2^k spray ports by the low bits, and the ACK must echo the
  * request's EV, so only this way do they share a socket and leave in one
  * sendmmsg (pp_median 4 KiB on loopback, where the peer waits for that
- * ACK: 9.9 -> 8.6 us). The rest of the message stays on it up to a run's
- * worth of packets, as the balancer would have kept it: the ACK rides
- * behind the first packet of a long message, and the packets after it
- * went on the balancer's EV, another socket and another system call
+ * ACK: 9.9 -> 8.6 us). The rest of the message stays on it up to the
+ * balancer's run (lb->run), as the balancer would have kept it: the ACK
+ * rides behind the first packet of a long message, and the packets after
+ * it went on the balancer's EV, another socket and another system call
  * (16 KiB across a veth at MTU 1500, when the ACK went behind the 4th:
- * 16.9-18.7 -> 15.7-17.7 us). Not
- * for an injected message: then the peer reads the request sooner
- * without the ACK beside it (64 B: 5.9 -> 6.6 us). Unless the policy
- * says no. */
+ * 16.9-18.7 -> 15.7-17.7 us). Not for an injected message: then the peer
+ * reads the request sooner without the ACK beside it (64 B: 5.9 -> 6.6
+ * us). Unless the policy says no. */
 static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 			    struct uet_rtb_ent *e, uet_time now)
 {
@@ -218,7 +211,7 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 	/* Until the ACK has gone, with this packet or on its own, then to
 	 * the run's end. */
 	if (pdc->ack_ev_on &&
-	    (held != UET_LB_NONE || pdc->ack_ev_n < (lb->run ? lb->run : 1))) {
+	    (held != UET_LB_NONE || pdc->ack_ev_n < lb->run)) {
 		pdc->ack_ev_n++;
 		return pdc->ack_ev;
 	}
@@ -1235,12 +1228,13 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 		rtb->clear_sent = uet_psn_max(rtb->clear_sent, rtb->base - 1);
 		/* After the message's last packet, so that a short one's
 		 * GSO train stays whole; right after the first packet of a
-		 * long one (or its run's last, tgt.h): behind all of it,
-		 * the ACK would hold the peer's send completion, and so its
-		 * next receive, for the whole message's time. */
+		 * long one (or its run's last, tgt.h; the balancer was set
+		 * up by the EV pick above): behind all of it, the ACK would
+		 * hold the peer's send completion, and so its next receive,
+		 * for the whole message's time. */
 		if (pdc->ack_buddy &&
 		    (e->pkt.eom || e->pkt.left >= UET_ACK_HOLD_LONG ||
-		     ++pdc->ack_buddy_pkts >= ini_run(pds)))
+		     ++pdc->ack_buddy_pkts >= pdc->lb.run))
 			uet_tgt_ack_with(pds, pdc);
 	}
 	/* The packet's path: where it is in flight now (cms/lb.h). */
