@@ -587,6 +587,12 @@ static void ini_infer(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	for (psn = rtb->base; psn != rtb->next; psn++) {
 		struct uet_rtb_ent *e = uet_rtb_get(rtb, psn);
 
+		/* PSNs go out first in their order, and a resend goes out
+		 * after the first copy: from a PSN first sent after the
+		 * reference on, every copy of every later PSN was too. */
+		if ((e->fl & UET_RTB_SENT) &&
+		    !ini_later(pdc->rack_tx, pdc->rack_psn, e->sent_at, psn))
+			break;
 		if (!(e->fl & UET_RTB_FLIGHT) ||
 		    !ini_later(pdc->rack_tx, pdc->rack_psn, e->tx_at, psn))
 			continue;
