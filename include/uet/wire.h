@@ -452,6 +452,11 @@ int uet_tss_hdr_encode(uint8_t *buf, size_t cap, const struct uet_tss_hdr *h);
  * for 1 (TSS, which is not a PDS header). */
 int uet_pds_hdr_len(uint8_t type);
 int uet_pds_hdr_decode(struct uet_pds_hdr *h, const uint8_t *buf, size_t len);
+/* The same into an *h the caller zeroed, with no copy of its own: on
+ * failure *h is partly written (uet_pkt_decode keeps the whole packet's
+ * copy instead). */
+int uet_pds_hdr_decode_into(struct uet_pds_hdr *h, const uint8_t *buf,
+			    size_t len);
 int uet_pds_hdr_encode(uint8_t *buf, size_t cap, const struct uet_pds_hdr *h);
 
 /* Which extension a request carries, from its opcode and atomic opcode. */
@@ -461,6 +466,9 @@ enum uet_ses_ext uet_ses_req_ext(uint8_t opcode, uint8_t amo_op);
 int uet_ses_req_len(const struct uet_ses_req *h);
 /* SES decoders return UET_ERR_WIRE_NEXT_HDR for a format of the other kind. */
 int uet_ses_req_decode(struct uet_ses_req *h, uint8_t format, const uint8_t *buf, size_t len);
+/* Into a zeroed *h, partly written on failure (uet_pds_hdr_decode_into). */
+int uet_ses_req_decode_into(struct uet_ses_req *h, uint8_t format,
+			    const uint8_t *buf, size_t len);
 int uet_ses_req_encode(uint8_t *buf, size_t cap, const struct uet_ses_req *h);
 
 int uet_ses_rsp_decode(struct uet_ses_rsp *h, uint8_t format, const uint8_t *buf, size_t len);

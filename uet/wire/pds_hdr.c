@@ -134,33 +134,41 @@ int uet_pds_hdr_len(uint8_t type)
 	return k ? k->len : UET_ERR_WIRE_TYPE;
 }
 
-int uet_pds_hdr_decode(struct uet_pds_hdr *h, const uint8_t *buf, size_t len)
+int uet_pds_hdr_decode_into(struct uet_pds_hdr *h, const uint8_t *buf,
+			    size_t len)
 {
 	const struct pds_kind *k;
-	struct uet_pds_hdr t;
 	uint16_t w;
 	int rc;
 
 	if (len < 2)
 		return UET_ERR_WIRE_TRUNC;
 	w = uet_be_get16(buf);
-	memset(&t, 0, sizeof(t));
-	t.type = (uint8_t)(w >> PDS_TYPE_SHIFT);
-	t.next_hdr = (w >> PDS_NH_SHIFT) & PDS_NH_MAX;
-	t.flags = w & PDS_FLAGS_MAX;
+	h->type = (uint8_t)(w >> PDS_TYPE_SHIFT);
+	h->next_hdr = (w >> PDS_NH_SHIFT) & PDS_NH_MAX;
+	h->flags = w & PDS_FLAGS_MAX;
 
-	k = pds_kind(t.type);
+	k = pds_kind(h->type);
 	if (!k)
 		return UET_ERR_WIRE_TYPE;
 	if (len < k->len)
 		return UET_ERR_WIRE_TRUNC;
-	rc = pds_prologue_check(k, &t);
+	rc = pds_prologue_check(k, h);
 	if (!rc)
-		rc = k->get(&t, buf);
-	if (rc)
-		return rc;
-	*h = t;
-	return k->len;
+		rc = k->get(h, buf);
+	return rc ? rc : k->len;
+}
+
+int uet_pds_hdr_decode(struct uet_pds_hdr *h, const uint8_t *buf, size_t len)
+{
+	struct uet_pds_hdr t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = uet_pds_hdr_decode_into(&t, buf, len);
+	if (rc >= 0)
+		*h = t;
+	return rc;
 }
 
 int uet_pds_hdr_encode(uint8_t *buf, size_t cap, const struct uet_pds_hdr *h)

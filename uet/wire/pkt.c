@@ -48,7 +48,8 @@ static int ses_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
 {
 	if (has_req(&p->pds)) {
 		p->has_req = true;
-		return uet_ses_req_decode(&p->req, p->pds.next_hdr, buf, len);
+		return uet_ses_req_decode_into(&p->req, p->pds.next_hdr, buf,
+					       len);
 	}
 	if (has_rsp(&p->pds)) {
 		p->has_rsp = true;
@@ -68,7 +69,7 @@ static int body_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
 		p->has_tss = true;
 		return uet_tss_hdr_decode(&p->tss, buf, len);
 	}
-	off = uet_pds_hdr_decode(&p->pds, buf, len);
+	off = uet_pds_hdr_decode_into(&p->pds, buf, len);
 	if (off < 0)
 		return off;
 	rc = ses_decode(p, buf + off, len - (size_t)off);

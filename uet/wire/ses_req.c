@@ -112,27 +112,35 @@ static int format_get(struct uet_ses_req *t, const uint8_t *buf)
 	}
 }
 
-int uet_ses_req_decode(struct uet_ses_req *h, uint8_t format,
-		       const uint8_t *buf, size_t len)
+int uet_ses_req_decode_into(struct uet_ses_req *h, uint8_t format,
+			    const uint8_t *buf, size_t len)
 {
-	struct uet_ses_req t;
 	int base = base_len(format), rc;
 
 	if (base < 0)
 		return base;
 	if (len < (size_t)base)
 		return UET_ERR_WIRE_TRUNC;
+	h->format = format;
+	rc = common_get(h, buf);
+	if (!rc)
+		rc = format_get(h, buf);
+	if (!rc)
+		rc = uet_ses_req_ext_get(h, buf + base, len - (size_t)base);
+	return rc < 0 ? rc : base + rc;
+}
+
+int uet_ses_req_decode(struct uet_ses_req *h, uint8_t format,
+		       const uint8_t *buf, size_t len)
+{
+	struct uet_ses_req t;
+	int rc;
+
 	memset(&t, 0, sizeof(t));
-	t.format = format;
-	rc = common_get(&t, buf);
-	if (!rc)
-		rc = format_get(&t, buf);
-	if (!rc)
-		rc = uet_ses_req_ext_get(&t, buf + base, len - (size_t)base);
-	if (rc < 0)
-		return rc;
-	*h = t;
-	return base + rc;
+	rc = uet_ses_req_decode_into(&t, format, buf, len);
+	if (rc >= 0)
+		*h = t;
+	return rc;
 }
 
 static bool common_ok(const struct uet_ses_req *h)
