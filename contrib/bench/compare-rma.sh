@@ -1,14 +1,20 @@
 #!/bin/sh
 # contrib/bench/compare-rma.sh: RMA write and read bandwidth of uet next to
-# libfabric's tcp and udp;ofi_rxd on loopback, from our ft_rma, with the
-# ratios uet/tcp and uet/rxd, and the CPU each message cost both sides.
-# Every message is checked by ft_rma. With FT_BIN, the same from
-# libfabric's own fabtests (fi_rma_bw -e rdm).
+# libfabric's tcp and udp;ofi_rxd on loopback, or across a veth between two
+# network namespaces, from our ft_rma, with the ratios uet/tcp and
+# uet/rxd, and the CPU each message cost both sides. Every message is
+# checked by ft_rma. With FT_BIN, the same from libfabric's own fabtests
+# (fi_rma_bw -e rdm).
 #
-# usage: [FT_BIN=DIR] compare-rma.sh [-b BUILDDIR] [-q]
+# usage: [FT_BIN=DIR] compare-rma.sh [-b BUILDDIR] [-q] [-n [-m MTUS]]
 #   -b BUILDDIR  build directory holding fabtests/ft_rma and prov/uet/.libs
 #                (default: $top_builddir, else the current directory)
 #   -q           quick: one run per number, fewer iterations (noisier)
+#   -n, --netns  across a plain veth between two network namespaces
+#                (contrib/netns/testbed.sh; root): targets in NAME-a,
+#                initiators in NAME-b, tables per MTU
+#   -m MTUS      the veth's MTUs, comma-separated (default 1500,9000);
+#                implies -n
 #   FT_BIN=DIR   also run libfabric's fi_rma_bw from DIR, -o write and
 #                -o read (skipped if DIR lacks it)
 # A provider that does not advertise FI_RMA is reported as such.
@@ -17,13 +23,34 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd) || exit 2
 builddir=${top_builddir:-.}
 quick=false
-while getopts b:qh opt; do
+netns=false
+mtus=1500,9000
+# getopts knows no long options: --netns is -n.
+n=$#
+while [ "$n" -gt 0 ]; do
+	a=$1
+	shift
+	[ "$a" = --netns ] && a=-n
+	[ "$a" = --help ] && a=-h
+	set -- "$@" "$a"
+	n=$((n - 1))
+done
+while getopts b:qnm:h opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
 	q) quick=true ;;
-	*) sed -n '2,14p' "$0"; exit 2 ;;
+	n) netns=true ;;
+	m) netns=true; mtus=$OPTARG ;;
+	*) sed -n '2,21p' "$0"; exit 2 ;;
 	esac
 done
+mtus=$(echo "$mtus" | tr , ' ')
+for m in $mtus; do
+	case $m in
+	*[!0-9]*) echo "compare-rma.sh: -m wants MTUs such as 1500,9000" >&2; exit 2 ;;
+	esac
+done
+[ -n "$mtus" ] || { echo "compare-rma.sh: -m wants at least one MTU" >&2; exit 2; }
 builddir=$(cd "$builddir" && pwd) || exit 2
 ftrma=$builddir/fabtests/ft_rma
 if [ ! -x "$ftrma" ]; then
@@ -41,12 +68,9 @@ if [ -z "${FI_PROVIDER_PATH:-}" ] && [ -d "$builddir/prov/uet/.libs" ]; then
 	FI_PROVIDER_PATH=$builddir/prov/uet/.libs
 	export FI_PROVIDER_PATH
 fi
-FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
-export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
 
 provs="uet tcp udp;ofi_rxd"
 sizes=4096,65536,1048576,16777216
-addr=127.0.0.1
 if $quick; then
 	reps=1 iters=3
 else
@@ -62,23 +86,67 @@ else
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare_rma.XXXXXX") || exit 1
-# libfabric's fi_rma_bw (ftbin_pair): both ends here.
+tb=$here/../netns/testbed.sh
+tbname=
+cleanup() {
+	[ -z "$tbname" ] || "$tb" down "$tbname" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# Where the targets (a) and the initiators (b) run: here on lo, or in the
+# two namespaces of a testbed made for this run (compare.sh's way).
+if $netns; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "compare-rma.sh: -n needs root (network namespaces)" >&2
+		exit 2
+	fi
+	tbname=rma$$x$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+	if ! "$tb" up "$tbname" >"$tmp/up.log" 2>&1; then
+		sed 's/^/compare-rma.sh: /' "$tmp/up.log" >&2
+		exit 1
+	fi
+	srv=$("$tb" addr "$tbname" a)
+	cli=$("$tb" addr "$tbname" b)
+	iface=tb0
+else
+	srv=127.0.0.1
+	cli=127.0.0.1
+	iface=lo
+fi
+FI_TCP_IFACE=$iface FI_UDP_IFACE=$iface FI_UET_IFACE=$iface
+export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
+on() { # a|b CMD [ARGS...]: run CMD on that side
+	side=$1
+	shift
+	if [ -n "$tbname" ]; then
+		"$tb" exec "$tbname" "$side" "$@"
+	else
+		"$@"
+	fi
+}
+# libfabric's fi_rma_bw (ftbin_pair): servers in a, clients in b.
 # shellcheck disable=SC2034 # read by ftbin_pair
-ftbin_srv=$addr ftbin_cli=$addr ftbin_a='' ftbin_b='' ftbin_tmo=120
+ftbin_srv=$srv ftbin_cli=$cli ftbin_a='' ftbin_b='' ftbin_tmo=120
+# shellcheck disable=SC2034
+$netns && ftbin_a="on a" ftbin_b="on b"
 # shellcheck disable=SC2034
 ftbin_tmp=$tmp
-trap 'rm -rf "$tmp"' EXIT INT TERM
-key() { echo "$1" | tr -c 'A-Za-z0-9\n' _; }
+# One file per (place, provider, op) holding "bytes value" per run; $where
+# is the place being measured (lo, or the veth's MTU).
+where=lo
+key() { echo "$where.$1" | tr -c 'A-Za-z0-9\n' _; }
 
 # run PROV OP: the ft_rma bw table rows "bytes MB/s" of the best run.
 run() {
 	d=$(mktemp -d "$tmp/run.XXXXXX")
-	timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
-		-o "$2" -S "$sizes" -I "$iters" -w 32 \
+	on a timeout 120 "$ftrma" -p "$1" -s "$srv" -B "$srv" -f "$d/port" \
+		-T 30 -o "$2" -S "$sizes" -I "$iters" -w 32 \
 		>"$d/server.log" 2>&1 &
 	spid=$!
-	timeout 120 "$ftrma" -p "$1" -s "$addr" -f "$d/port" -T 30 \
-		-o "$2" -S "$sizes" -I "$iters" -w 32 "$addr" \
+	on b timeout 120 "$ftrma" -p "$1" -s "$cli" -f "$d/port" -T 30 \
+		-o "$2" -S "$sizes" -I "$iters" -w 32 "$srv" \
 		>"$d/client.log" 2>&1
 	crc=$?
 	wait "$spid"
@@ -122,7 +190,8 @@ load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null; }
 load0=$(load)
 avail=
 for p in $provs; do
-	if ! fi_info -p "$p" -t FI_EP_RDM -c FI_RMA >/dev/null 2>&1; then
+	# Where the targets run: across the veth, tb0 is there only.
+	if ! on a fi_info -p "$p" -t FI_EP_RDM -c FI_RMA >/dev/null 2>&1; then
 		echo "# $p: FI_RMA not advertised, skipped"
 		continue
 	fi
@@ -130,11 +199,19 @@ for p in $provs; do
 done
 # Round by round, every provider once a round: a host that slows down
 # for a while slows each alike (compare.sh).
-for _ in $(seq 1 "$reps"); do
-	for p in $avail; do
-		for op in write read; do
-			run "$p" "$op"
-			[ -x "$ftrmabw" ] && ft_rma "$p" "$op"
+places=lo
+$netns && places=$mtus
+for where in $places; do
+	if $netns; then
+		"$tb" mtu "$tbname" "$where" || exit 1
+		echo "# veth MTU $where" >&2
+	fi
+	for _ in $(seq 1 "$reps"); do
+		for p in $avail; do
+			for op in write read; do
+				run "$p" "$op"
+				[ -x "$ftrmabw" ] && ft_rma "$p" "$op"
+			done
 		done
 	done
 done
@@ -157,7 +234,12 @@ ratio() {
 		else printf "%.2f\n", a / b }'
 }
 
-echo "# loopback ($addr), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $load0 before, $(load) after"
+if $netns; then
+	place="veth between namespaces $tbname-a ($srv, targets) and $tbname-b ($cli, initiators), MTU $(echo "$mtus" | sed 's/ /, /g')"
+else
+	place="loopback ($srv)"
+fi
+echo "# $place, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $load0 before, $(load) after"
 table() { # best|lowest TITLE [OPS [SIZES]]: one row per op and size
 	echo "$2"
 	printf '%-6s %10s %10s %10s %10s %9s %9s\n' op bytes uet tcp rxd \
@@ -173,12 +255,15 @@ table() { # best|lowest TITLE [OPS [SIZES]]: one row per op and size
 		done
 	done
 }
-table best "# RMA bandwidth on loopback, MB/s (best of $reps), ft_rma -w 32"
-table lowest "# CPU per message, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
-if [ -n "$ft_dir" ]; then
-	if [ -x "$ftrmabw" ]; then
-		table best "# RMA bandwidth on loopback, MB/s (10^6 B/s, best of $reps), fabtests fi_rma_bw -e rdm, both sides at once, client side, window 64 (16 at 1 MiB), data not checked" "ftwrite ftread" "$ft_sizes"
-	else
-		echo "# FT_BIN: no $ftrmabw, skipped"
+for where in $places; do
+	pname=loopback
+	$netns && pname="veth MTU $where"
+	table best "# RMA bandwidth on $pname, MB/s (best of $reps), ft_rma -w 32"
+	table lowest "# CPU per message on $pname, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
+	if [ -n "$ft_dir" ] && [ -x "$ftrmabw" ]; then
+		table best "# RMA bandwidth on $pname, MB/s (10^6 B/s, best of $reps), fabtests fi_rma_bw -e rdm, both sides at once, client side, window 64 (16 at 1 MiB), data not checked" "ftwrite ftread" "$ft_sizes"
 	fi
+done
+if [ -n "$ft_dir" ] && [ ! -x "$ftrmabw" ]; then
+	echo "# FT_BIN: no $ftrmabw, skipped"
 fi
