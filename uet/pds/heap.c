@@ -91,6 +91,9 @@ void uet_heap_set(struct uet_heap *h, struct uet_heap_node *nd, uet_time key)
 		heap_remove(h, nd);
 		return;
 	}
+	/* A PDC rearms after each packet, mostly to the same time. */
+	if (key == nd->key)
+		return;
 	nd->key = key;
 	heap_up(h, nd->idx);
 	heap_down(h, nd->idx);
