@@ -483,6 +483,11 @@ int uet_ses_rsp_encode(uint8_t *buf, size_t cap, const struct uet_ses_rsp *h);
  * The SES header is the one next_hdr names: 1-3 -> req, 4-6 -> rsp, none
  * on CTRL. */
 int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len, unsigned flags);
+/* The same into a *p the caller zeroed, without a copy of the whole packet:
+ * on failure *p is partly written. For a caller that drops such a packet
+ * unread (uet_fep_recv). */
+int uet_pkt_decode_into(struct uet_pkt *p, const uint8_t *buf, size_t len,
+			unsigned flags);
 /* Encode the headers p says are present; returns their length. The caller
  * appends the payload. With has_tss only [entropy +] TSS is written (the
  * rest is ciphertext). has_req/has_rsp must match pds.next_hdr and the

@@ -323,7 +323,8 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 	if (pi->trimmed) {
 		rc = uet_pds_rx_trimmed(fep->pds, pi, pkt, len, now);
 	} else {
-		rc = uet_pkt_decode(&p, pkt, len, 0);
+		memset(&p, 0, sizeof(p));
+		rc = uet_pkt_decode_into(&p, pkt, len, 0);
 		if (rc < 0) {
 			/* Never trusted: dropped and counted (docs/architecture.md §2). */
 			fep->st.drop_malformed++;

@@ -80,30 +80,40 @@ static int body_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
 	return rc ? rc : off;
 }
 
-int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len,
-		   unsigned flags)
+int uet_pkt_decode_into(struct uet_pkt *p, const uint8_t *buf, size_t len,
+			unsigned flags)
 {
-	struct uet_pkt t;
 	int off = 0, rc;
 
 	if (flags & ~PKT_FLAGS_KNOWN)
 		return UET_ERR_INVAL;
-	memset(&t, 0, sizeof(t));
 	if (flags & UET_PKT_ENTROPY) {
-		off = uet_entropy_hdr_decode(&t.entropy, buf, len);
+		off = uet_entropy_hdr_decode(&p->entropy, buf, len);
 		if (off < 0)
 			return off;
-		t.has_entropy = true;
+		p->has_entropy = true;
 	}
-	rc = body_decode(&t, buf + off, len - (size_t)off);
+	rc = body_decode(p, buf + off, len - (size_t)off);
 	if (rc < 0)
 		return rc;
 	off += rc;
-	t.hdr_len = (size_t)off;
-	t.payload = buf + off;
-	t.payload_len = len - (size_t)off;
-	*p = t;
+	p->hdr_len = (size_t)off;
+	p->payload = buf + off;
+	p->payload_len = len - (size_t)off;
 	return off;
+}
+
+int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len,
+		   unsigned flags)
+{
+	struct uet_pkt t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	rc = uet_pkt_decode_into(&t, buf, len, flags);
+	if (rc >= 0)
+		*p = t;
+	return rc;
 }
 
 /* The SES header present must be the one next_hdr names, and only it. */
