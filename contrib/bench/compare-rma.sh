@@ -25,16 +25,8 @@ builddir=${top_builddir:-.}
 quick=false
 netns=false
 mtus=1500,9000
-# getopts knows no long options: --netns is -n.
-n=$#
-while [ "$n" -gt 0 ]; do
-	a=$1
-	shift
-	[ "$a" = --netns ] && a=-n
-	[ "$a" = --help ] && a=-h
-	set -- "$@" "$a"
-	n=$((n - 1))
-done
+# getopts knows no long options: --netns is -n, --help -h.
+for a do shift; case $a in --netns) a=-n ;; --help) a=-h ;; esac; set -- "$@" "$a"; done
 while getopts b:qnm:h opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
@@ -44,13 +36,6 @@ while getopts b:qnm:h opt; do
 	*) sed -n '2,21p' "$0"; exit 2 ;;
 	esac
 done
-mtus=$(echo "$mtus" | tr , ' ')
-for m in $mtus; do
-	case $m in
-	*[!0-9]*) echo "compare-rma.sh: -m wants MTUs such as 1500,9000" >&2; exit 2 ;;
-	esac
-done
-[ -n "$mtus" ] || { echo "compare-rma.sh: -m wants at least one MTU" >&2; exit 2; }
 builddir=$(cd "$builddir" && pwd) || exit 2
 ftrma=$builddir/fabtests/ft_rma
 if [ ! -x "$ftrma" ]; then
@@ -86,46 +71,19 @@ else
 fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare_rma.XXXXXX") || exit 1
-tb=$here/../netns/testbed.sh
-tbname=
+# shellcheck source=contrib/bench/place.sh
+. "$here/place.sh"
+mtus=$(place_mtus compare-rma.sh "$mtus") || exit 2
 cleanup() {
-	[ -z "$tbname" ] || "$tb" down "$tbname" >/dev/null 2>&1
+	place_down
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 
 # Where the targets (a) and the initiators (b) run: here on lo, or in the
 # two namespaces of a testbed made for this run (compare.sh's way).
-if $netns; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "compare-rma.sh: -n needs root (network namespaces)" >&2
-		exit 2
-	fi
-	tbname=rma$$x$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
-	if ! "$tb" up "$tbname" >"$tmp/up.log" 2>&1; then
-		sed 's/^/compare-rma.sh: /' "$tmp/up.log" >&2
-		exit 1
-	fi
-	srv=$("$tb" addr "$tbname" a)
-	cli=$("$tb" addr "$tbname" b)
-	iface=tb0
-else
-	srv=127.0.0.1
-	cli=127.0.0.1
-	iface=lo
-fi
-FI_TCP_IFACE=$iface FI_UDP_IFACE=$iface FI_UET_IFACE=$iface
-export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
-on() { # a|b CMD [ARGS...]: run CMD on that side
-	side=$1
-	shift
-	if [ -n "$tbname" ]; then
-		"$tb" exec "$tbname" "$side" "$@"
-	else
-		"$@"
-	fi
-}
+place_up compare-rma.sh rma
 # libfabric's fi_rma_bw (ftbin_pair): servers in a, clients in b.
 # shellcheck disable=SC2034 # read by ftbin_pair
 ftbin_srv=$srv ftbin_cli=$cli ftbin_a='' ftbin_b='' ftbin_tmo=120
@@ -199,13 +157,8 @@ for p in $provs; do
 done
 # Round by round, every provider once a round: a host that slows down
 # for a while slows each alike (compare.sh).
-places=lo
-$netns && places=$mtus
-for where in $places; do
-	if $netns; then
-		"$tb" mtu "$tbname" "$where" || exit 1
-		echo "# veth MTU $where" >&2
-	fi
+for where in $(place_names); do
+	place_enter "$where"
 	for _ in $(seq 1 "$reps"); do
 		for p in $avail; do
 			for op in write read; do
@@ -255,7 +208,7 @@ table() { # best|lowest TITLE [OPS [SIZES]]: one row per op and size
 		done
 	done
 }
-for where in $places; do
+for where in $(place_names); do
 	pname=loopback
 	$netns && pname="veth MTU $where"
 	table best "# RMA bandwidth on $pname, MB/s (best of $reps), ft_rma -w 32"

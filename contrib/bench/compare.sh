@@ -29,16 +29,8 @@ quick=false
 want_reps=
 netns=false
 mtus=1500,9000
-# getopts knows no long options: --netns is -n.
-n=$#
-while [ "$n" -gt 0 ]; do
-	a=$1
-	shift
-	[ "$a" = --netns ] && a=-n
-	[ "$a" = --help ] && a=-h
-	set -- "$@" "$a"
-	n=$((n - 1))
-done
+# getopts knows no long options: --netns is -n, --help -h.
+for a do shift; case $a in --netns) a=-n ;; --help) a=-h ;; esac; set -- "$@" "$a"; done
 while getopts b:qr:nm:h opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
@@ -53,13 +45,6 @@ case $want_reps in
 '') ;;
 *[!0-9]* | 0) echo "compare.sh: -r wants a positive number" >&2; exit 2 ;;
 esac
-mtus=$(echo "$mtus" | tr , ' ')
-for m in $mtus; do
-	case $m in
-	*[!0-9]*) echo "compare.sh: -m wants MTUs such as 1500,9000" >&2; exit 2 ;;
-	esac
-done
-[ -n "$mtus" ] || { echo "compare.sh: -m wants at least one MTU" >&2; exit 2; }
 builddir=$(cd "$builddir" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd) || exit 2
 ftbw=$builddir/fabtests/ft_bw
@@ -114,53 +99,24 @@ $quick && ceil_mib=256
 [ -n "$want_reps" ] && reps=$want_reps
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ft_compare.XXXXXX") || exit 1
-tb=$here/../netns/testbed.sh
-tbname=
+# shellcheck source=contrib/bench/place.sh
+. "$here/place.sh"
+mtus=$(place_mtus compare.sh "$mtus") || exit 2
 cleanup() {
-	[ -z "$tbname" ] || "$tb" down "$tbname" >/dev/null 2>&1
+	place_down
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 
 # Where the servers (a) and the clients (b) run: here on lo, or in the two
 # namespaces of a testbed made for this run (unique name, removed at exit).
-if $netns; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "compare.sh: -n needs root (network namespaces)" >&2
-		exit 2
-	fi
-	tbname=cmp$$x$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
-	if ! "$tb" up "$tbname" >"$tmp/up.log" 2>&1; then
-		sed 's/^/compare.sh: /' "$tmp/up.log" >&2
-		exit 1
-	fi
-	srv=$("$tb" addr "$tbname" a)
-	cli=$("$tb" addr "$tbname" b)
-	iface=tb0
-else
-	srv=127.0.0.1
-	cli=127.0.0.1
-	iface=lo
-fi
+place_up compare.sh cmp
 # libfabric's fabtests (ftbin_pair): servers in a, clients in b.
 # shellcheck disable=SC2034 # read by ftbin_pair
 ftbin_srv=$srv ftbin_cli=$cli ftbin_a="on a" ftbin_b="on b"
 # shellcheck disable=SC2034
 ftbin_tmo=$tmo ftbin_tmp=$tmp
-# fi_pingpong has no source-address option: keep every provider on $iface.
-FI_TCP_IFACE=$iface FI_UDP_IFACE=$iface FI_UET_IFACE=$iface
-export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
-
-on() { # a|b CMD [ARGS...]: run CMD on that side
-	side=$1
-	shift
-	if [ -n "$tbname" ]; then
-		"$tb" exec "$tbname" "$side" "$@"
-	else
-		"$@"
-	fi
-}
 
 # One file per (place, provider, metric, size) holding one value per run;
 # $where is the place being measured (lo, or the veth's MTU).
@@ -377,13 +333,8 @@ for p in $provs; do
 	fi
 done
 
-places=lo
-$netns && places=$mtus
-for where in $places; do
-	if $netns; then
-		"$tb" mtu "$tbname" "$where" || exit 1
-		echo "# veth MTU $where" >&2
-	fi
+for where in $(place_names); do
+	place_enter "$where"
 	if $netns; then
 		ceiling "$where"
 	else
@@ -430,7 +381,7 @@ else
 fi
 echo "# $place, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 sed 's/^/# /' "$tmp/found"
-for where in $places; do
+for where in $(place_names); do
 	pname=loopback
 	$netns && pname="veth MTU $where"
 	table lat "latency on $pname: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
