@@ -98,6 +98,12 @@ command -v ip >/dev/null 2>&1 || skip "no iproute2 'ip'"
 command -v tc >/dev/null 2>&1 || skip "no tc"
 command -v timeout >/dev/null 2>&1 || skip "no timeout(1)"
 [ -x "$ftbw" ] || skip "$ftbw not built (make check builds it)"
+# A goodput ratio: no test that busy-polls may run beside it
+# (contrib/test-lock.sh). Beside run-veth.sh's transfers, in make check's
+# sanitizer pass, two planes once read 1.49x one plane.
+top_builddir=${top_builddir:-$top}
+. "$here/../test-lock.sh"
+uet_test_lock exclusive
 if [ -z "${FI_PROVIDER_PATH:-}" ]; then
 	FI_PROVIDER_PATH=$top/prov/uet/.libs
 	export FI_PROVIDER_PATH
