@@ -86,9 +86,7 @@ trap 'exit 1' INT TERM HUP PIPE
 place_up compare-rma.sh rma
 # libfabric's fi_rma_bw (ftbin_pair): servers in a, clients in b.
 # shellcheck disable=SC2034 # read by ftbin_pair
-ftbin_srv=$srv ftbin_cli=$cli ftbin_a='' ftbin_b='' ftbin_tmo=120
-# shellcheck disable=SC2034
-$netns && ftbin_a="on a" ftbin_b="on b"
+ftbin_srv=$srv ftbin_cli=$cli ftbin_a="on a" ftbin_b="on b" ftbin_tmo=120
 # shellcheck disable=SC2034
 ftbin_tmp=$tmp
 # One file per (place, provider, op) holding "bytes value" per run; $where
@@ -187,11 +185,7 @@ ratio() {
 		else printf "%.2f\n", a / b }'
 }
 
-if $netns; then
-	place="veth between namespaces $tbname-a ($srv, targets) and $tbname-b ($cli, initiators), MTU $(echo "$mtus" | sed 's/ /, /g')"
-else
-	place="loopback ($srv)"
-fi
+place=$(place_where targets initiators)
 echo "# $place, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $load0 before, $(load) after"
 table() { # best|lowest TITLE [OPS [SIZES]]: one row per op and size
 	echo "$2"
@@ -209,8 +203,7 @@ table() { # best|lowest TITLE [OPS [SIZES]]: one row per op and size
 	done
 }
 for where in $(place_names); do
-	pname=loopback
-	$netns && pname="veth MTU $where"
+	pname=$(place_label "$where")
 	table best "# RMA bandwidth on $pname, MB/s (best of $reps), ft_rma -w 32"
 	table lowest "# CPU per message on $pname, usec: user+system of both ft_rma processes (all threads), getrusage; the read target's includes its warm-up window (lower is better)"
 	if [ -n "$ft_dir" ] && [ -x "$ftrmabw" ]; then

@@ -374,16 +374,11 @@ table() { # METRIC TITLE [SIZES]
 	done
 }
 
-if $netns; then
-	place="veth between namespaces $tbname-a ($srv, servers) and $tbname-b ($cli, clients), MTU $(echo "$mtus" | sed 's/ /, /g')"
-else
-	place="loopback ($srv)"
-fi
+place=$(place_where servers clients)
 echo "# $place, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 sed 's/^/# /' "$tmp/found"
 for where in $(place_names); do
-	pname=loopback
-	$netns && pname="veth MTU $where"
+	pname=$(place_label "$where")
 	table lat "latency on $pname: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
 	table med "latency on $pname: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
 	table bw "bandwidth on $pname: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"

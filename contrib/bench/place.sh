@@ -15,6 +15,10 @@
 #   place_names               the places measured: lo, or the MTUs
 #   place_enter PLACE         across the veth, set its MTU (exit 1 if
 #                             that fails) and say so on stderr
+#   place_label PLACE         "loopback" or "veth MTU PLACE", for titles
+#   place_where ROLE_A ROLE_B the run's place for its first line: the
+#                             loopback address, or the testbed's
+#                             namespaces, addresses, roles and MTUs
 #   on a|b CMD [ARGS...]      run CMD on that side (here without one)
 # Needs $here (the caller's directory) and $tmp (a scratch directory).
 
@@ -71,6 +75,18 @@ place_enter() {
 	$netns || return 0
 	"$place_tb" mtu "$tbname" "$1" || exit 1
 	echo "# veth MTU $1" >&2
+}
+
+place_label() {
+	if $netns; then echo "veth MTU $1"; else echo loopback; fi
+}
+
+place_where() {
+	if $netns; then
+		echo "veth between namespaces $tbname-a ($srv, $1) and $tbname-b ($cli, $2), MTU $(echo "$mtus" | sed 's/ /, /g')"
+	else
+		echo "loopback ($srv)"
+	fi
 }
 
 on() {
