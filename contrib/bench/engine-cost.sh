@@ -19,7 +19,7 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/contrib/bench/uetsim.sh"
 
-builddir= payload=1416 ack=16 run=16 size=8388608 ntop=25
+builddir='' payload=1416 ack=16 run=16 size=8388608 ntop=25
 while getopts b:p:a:r:s:n:h o; do
 	case $o in
 	b) builddir=$OPTARG ;;
@@ -40,15 +40,15 @@ for t in valgrind callgrind_annotate; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/engine-cost.XXXXXX") || exit 1
-[ -n "$KEEP" ] || trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM HUP
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
 
 # One flow, alone on its link: no loss, no congestion, the fixed window.
 args="--topo star --hosts 2 --traffic one --size $size --payload $payload
       --cc fixed --ack-every $ack --entropy-run $run -q"
-# shellcheck disable=SC2086 # word splitting of $args is wanted
 # Counted only inside the two entry points: the simulator's own work
 # (its event queue, its check of each delivered packet) stays out.
+# shellcheck disable=SC2086 # word splitting of $args is wanted
 if ! valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
 	--toggle-collect=uet_fep_poll_tx_sg --toggle-collect=uet_fep_recv \
 	"$sim" $args \
