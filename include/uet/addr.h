@@ -43,8 +43,9 @@ static inline bool uet_addr_equal(const struct uet_addr *a,
 {
 	return a->port == b->port && uet_addr_same_fa(a, b);
 }
-/* FNV-1a over what uet_addr_equal compares (the unused bytes of an IPv4
- * address are zero): for hash tables keyed by address. */
+/* A hash of what uet_addr_equal compares (the unused bytes of an IPv4
+ * address are zero), mixed into every bit: for hash tables keyed by
+ * address, which take its low bits. */
 uint32_t uet_addr_hash(const struct uet_addr *a);
 /* "192.0.2.1:4793" or "[2001:db8::1]:4793" (no port part when port is 0);
  * returns what snprintf returns. */

@@ -4,17 +4,24 @@
 
 #include "uet/addr.h"
 
+/* Two words of address and one of family and port, folded by multiplies
+ * (splitmix64's finalizer): the tables mask the low bits, which FNV-1a
+ * byte by byte also mixed well but at 112 instructions a call, eight
+ * calls per ping-pong round trip. */
 uint32_t uet_addr_hash(const struct uet_addr *a)
 {
-	uint32_t h = 2166136261u;
-	unsigned i;
+	uint64_t lo, hi, x;
 
-	h = (h ^ a->af) * 16777619u;
-	h = (h ^ (a->port >> 8)) * 16777619u;
-	h = (h ^ (a->port & 0xff)) * 16777619u;
-	for (i = 0; i < sizeof(a->ip); i++)
-		h = (h ^ a->ip[i]) * 16777619u;
-	return h;
+	memcpy(&lo, a->ip, 8);
+	memcpy(&hi, a->ip + 8, 8);
+	x = lo ^ (hi * 0x9e3779b97f4a7c15ull) ^
+	    (((uint64_t)a->port << 8 | a->af) * 0xc2b2ae3d27d4eb4full);
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)x;
 }
 
 /* RFC 5952 short form: the longest run (>= 2) of zero groups becomes "::". */
