@@ -151,7 +151,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 {
 	struct uet_net_msg *m;
 	struct uet_iov ext;
-	bool sg;
+	bool sg, dry = false;
 	ssize_t len;
 	int n;
 
@@ -162,6 +162,11 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 		if (ep->tx_off == ep->tx_pending) {
 			unsigned k = 0;
 
+			/* The engine said it had nothing more, and sending
+			 * does not call it: asking again is an empty pass
+			 * over its queues (two per ping-pong round trip). */
+			if (dry)
+				return;
 			ep->tx_off = ep->tx_pending = 0;
 			while (k < UETP_TX_BATCH) {
 				m = &ep->tx_msgs[k];
@@ -171,6 +176,7 @@ void uetp_progress_flush(struct uetp_ep *ep, uet_time now)
 							 sg ? &ext : NULL,
 							 now);
 				if (len <= 0) {
+					dry = true;
 					if (len < 0)
 						FI_WARN_SPARSE(&uetp_prov,
 							FI_LOG_EP_DATA,
