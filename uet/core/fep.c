@@ -98,12 +98,18 @@ static void fep_enter(struct uet_fep *fep, uet_time now)
 	fep->busy = true;
 	if (now != UET_TIME_NONE)
 		fep->now = now;
-	fep->prev_alloc = uet_alloc_enter(fep->cfg.alloc);
+	/* Without an allocator of its own the thread's stays the C
+	 * library's (no engine call is in progress on it: callbacks do not
+	 * call in), and the thread-local is not touched: in a shared
+	 * library each access is a call, twenty per ping-pong round trip. */
+	if (fep->cfg.alloc)
+		fep->prev_alloc = uet_alloc_enter(fep->cfg.alloc);
 }
 
 static void fep_leave(struct uet_fep *fep)
 {
-	uet_alloc_leave(fep->prev_alloc);
+	if (fep->cfg.alloc)
+		uet_alloc_leave(fep->prev_alloc);
 	fep->busy = false;
 }
 
