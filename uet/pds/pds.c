@@ -309,6 +309,9 @@ ssize_t uet_pds_poll_ctl(struct uet_pds *pds, struct uet_pkt_info *pi,
 	struct uet_list *l;
 
 	pds_tick(pds, now);
+	/* The common case, on every packet a sender makes: nothing to say. */
+	if (uet_list_empty(&pds->ctl_q) && !pds->cl.ans_n)
+		return 0;
 	while ((l = uet_list_first(&pds->ctl_q))) {
 		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
 						       ctl_link);
@@ -339,6 +342,8 @@ ssize_t uet_pds_poll_retx(struct uet_pds *pds, struct uet_pkt_info *pi,
 	struct uet_list *l;
 
 	pds_tick(pds, now);
+	if (uet_list_empty(&pds->retx_q) && !pds->cl.ndue)
+		return 0;
 	while ((l = uet_list_first(&pds->retx_q))) {
 		struct uet_pdc *pdc = uet_container_of(l, struct uet_pdc,
 						       retx_link);
@@ -390,7 +395,7 @@ ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 	pds_tick(pds, now);
 	/* Connectionless packets take every other turn with the PDCs. */
 	pds->cl.turn = !pds->cl.turn;
-	if (pds->cl.turn) {
+	if (pds->cl.turn && pds->cl.want) {
 		n = uet_cl_poll_new(pds, pi, buf, cap, now);
 		if (n)
 			return n;
@@ -432,7 +437,8 @@ ssize_t uet_pds_poll_new(struct uet_pds *pds, struct uet_pkt_info *pi,
 		if (n)
 			return n;
 	}
-	return pds->cl.turn ? 0 : uet_cl_poll_new(pds, pi, buf, cap, now);
+	return pds->cl.turn || !pds->cl.want ? 0 :
+	       uet_cl_poll_new(pds, pi, buf, cap, now);
 }
 
 uet_time uet_pds_next_timeout(const struct uet_pds *pds)
