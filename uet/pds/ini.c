@@ -668,7 +668,9 @@ static void ini_tlp(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
  * CREDIT got lost). */
 static uet_time ini_credit_req_at(struct uet_pds *pds, struct uet_pdc *pdc)
 {
-	if (!pdc->ccc || !pdc->ref.initiator || pdc->state != UET_PDC_EST)
+	/* Asked first: the RTO below costs more, on every rearm. */
+	if (!pdc->ccc || !pdc->ref.initiator || pdc->state != UET_PDC_EST ||
+	    !uet_ccc_credit_paced(pdc->ccc))
 		return UET_TIME_NONE;
 	return uet_ccc_credit_req_at(pdc->ccc, ini_rto(pds, pdc, 0));
 }
