@@ -110,6 +110,23 @@ struct uet_udp_config {
 	unsigned plane_ifindex[UET_UDP_PLANES_MAX];
 };
 
+/* Packets per send call's message and per datagram read, by powers of
+ * two: bucket b counts those of 2^b to 2^(b+1) - 1 packets (b = 0: one),
+ * the last of 64 and more. A GSO train cut short (a short packet, another
+ * socket or TOS, the window) shows as counts in the low buckets. */
+#define UET_UDP_TRAIN_BUCKETS	7
+
+static inline unsigned uet_udp_train_bucket(unsigned pkts)
+{
+	unsigned b = 0;
+
+	while (pkts > 1 && b + 1 < UET_UDP_TRAIN_BUCKETS) {
+		pkts >>= 1;
+		b++;
+	}
+	return b;
+}
+
 /* Counters of one port. */
 struct uet_udp_stats {
 	uint64_t sent;			/* taken by the kernel */
@@ -124,6 +141,10 @@ struct uet_udp_stats {
 	uint64_t spray_received;	/* of received: at a spray socket */
 	uint64_t gso_trains;		/* sends of more than one packet */
 	uint64_t gro_trains;		/* receives of more than one packet */
+	uint64_t gso_pkts[UET_UDP_TRAIN_BUCKETS];	/* messages sent, by
+							 * packets in each */
+	uint64_t gro_pkts[UET_UDP_TRAIN_BUCKETS];	/* datagrams read, by
+							 * packets in each */
 	unsigned gso_off;		/* errno that turned GSO off, or 0 */
 	uint64_t plane_down;		/* times a plane was found without
 					 * link: its packets went to the next

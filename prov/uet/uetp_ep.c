@@ -69,7 +69,7 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 {
 	struct uet_fep_stats s;
 	struct uet_udp_stats u;
-	char name[96], line[1024];
+	char name[96], line[2048];
 	size_t n = 0;
 
 	uet_fep_stats(ep->fep, &s);
@@ -123,6 +123,14 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 	UETP_STATS_PUT(" close_linger_us %llu",
 		(unsigned long long)(ep->lingered / UET_USEC));
 	UETP_STATS_PUT(" rescues %llu", (unsigned long long)ep->rescues);
+	/* packets per message sent and per datagram read: gso_N and gro_N
+	 * for N to 2N - 1 packets (uet_udp_stats) */
+	for (unsigned b = 0; b < UET_UDP_TRAIN_BUCKETS; b++)
+		UETP_STATS_PUT(" gso_%u %llu", 1u << b,
+			       (unsigned long long)u.gso_pkts[b]);
+	for (unsigned b = 0; b < UET_UDP_TRAIN_BUCKETS; b++)
+		UETP_STATS_PUT(" gro_%u %llu", 1u << b,
+			       (unsigned long long)u.gro_pkts[b]);
 	if (ep->impair)
 		UETP_STATS_PUT(" impair_dropped %llu impair_dup %llu "
 			"impair_reordered %llu",

@@ -838,6 +838,8 @@ static int udp_send(struct uet_net *net, const struct uet_net_msg *msgs,
 				p->st.sent += p->segs[i];
 				if (p->segs[i] > 1)
 					p->st.gso_trains++;
+				p->st.gso_pkts[uet_udp_train_bucket(
+					p->segs[i])]++;
 			}
 			if ((unsigned)r < k)	/* next call meets why */
 				break;
@@ -1063,6 +1065,8 @@ static int udp_gro_read(struct udp_port *p, unsigned sock, uet_time now)
 		s->spray = sock != 0;
 		if (s->seg < s->len)
 			p->st.gro_trains++;
+		p->st.gro_pkts[uet_udp_train_bucket(s->seg ?
+			(unsigned)((s->len + s->seg - 1) / s->seg) : 1)]++;
 		if (!s->len) {	/* a zero-length datagram is a packet too */
 			s->len = 1;
 			s->seg = 1;
@@ -1101,6 +1105,7 @@ static int udp_recv_sock(struct udp_port *p, unsigned sock,
 			if (r > 0) {
 				got += (unsigned)r;
 				p->st.received += (unsigned)r;
+				p->st.gro_pkts[0] += (unsigned)r;
 				if (sock)
 					p->st.spray_received += (unsigned)r;
 			}

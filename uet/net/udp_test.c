@@ -577,6 +577,30 @@ Test(udp, oversized_batch_is_best_effort)
 	b->ops->close(b);
 }
 
+/* The trains of trains_sg by packets in each: 6 and 6 (bucket 4-7), 15
+ * (8-15), 21 (16-31). */
+static void train_hist_is(const uint64_t *h, const char *what)
+{
+	static const uint64_t want[UET_UDP_TRAIN_BUCKETS] = {
+		0, 0, 2, 1, 1, 0, 0
+	};
+
+	for (unsigned b = 0; b < UET_UDP_TRAIN_BUCKETS; b++)
+		cr_assert_eq(h[b], want[b], "%s, %u+ packets: %llu", what,
+			     1u << b, (unsigned long long)h[b]);
+}
+
+Test(udp, train_buckets)
+{
+	static const unsigned pkts[] = { 0, 1, 2, 3, 4, 7, 8, 63, 64, 65,
+					 1000 };
+	static const unsigned want[] = { 0, 0, 1, 1, 2, 2, 3, 5, 6, 6, 6 };
+
+	for (unsigned i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++)
+		cr_assert_eq(uet_udp_train_bucket(pkts[i]), want[i],
+			     "%u packets", pkts[i]);
+}
+
 /* GSO trains and GRO receives: runs of equal packets of one socket leave
  * as one message and come back out packet by packet, in order, with their
  * own lengths, source port and ECN; a short packet ends a train, another
@@ -623,6 +647,8 @@ static void trains_sg(uint8_t af, unsigned rx_n, size_t cap, bool sg,
 	cr_assert_eq(st.gso_off, 0, "GSO turned off: errno %u", st.gso_off);
 	cr_assert_eq(st.gso_trains, 4, "trains sent: %llu",
 		     (unsigned long long)st.gso_trains);
+	/* 21 on entropy 5, 6 + 6 on 6 (the TOS changes), 15 from home */
+	train_hist_is(st.gso_pkts, "sent");
 	while (got < 48) {
 		unsigned want = 48 - got < rx_n ? 48 - got : rx_n;
 		unsigned n;
@@ -663,6 +689,7 @@ static void trains_sg(uint8_t af, unsigned rx_n, size_t cap, bool sg,
 	cr_assert_eq(st.received, 48);
 	cr_assert_eq(st.gro_trains, 4, "trains received: %llu",
 		     (unsigned long long)st.gro_trains);
+	train_hist_is(st.gro_pkts, "received");
 	cr_assert_eq(st.truncated, cap < 1200 ? 20 + 12 + 15 : 0);
 	a->ops->close(a);
 	b->ops->close(b);
