@@ -18,6 +18,8 @@
 #   -n TOP        functions listed by their own cost (25; 0: none)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/contrib/bench/uetsim.sh"
+# shellcheck source=contrib/bench/callgrind.sh
+. "$top/contrib/bench/callgrind.sh"
 
 builddir='' payload=1416 ack=16 run=16 size=8388608 ntop=25
 while getopts b:p:a:r:s:n:h o; do
@@ -64,27 +66,10 @@ if [ "$(kv verified "$result")" != 1 ] || [ "$(kv lost "$result")" != 0 ]; then
 fi
 pkts=$(( (size + payload - 1) / payload ))
 
-# callgrind_annotate: "1,234,567 (12.34%)  file:function [object]"
-# Inline code is charged to file:function with the header's file name,
-# so per function the lines are summed by the name after the colon.
-annotate() { # [--inclusive=yes]
-	callgrind_annotate --auto=no --threshold=100 "$@" "$tmp/cg" 2>/dev/null |
-	awk '$1 ~ /^[0-9,]+$/ && $0 ~ /:/ {
-		n = $1; gsub(",", "", n)
-		f = $0; sub(/ \[.*$/, "", f); sub(/^.*:/, "", f)
-		sub(/^[^)]*\) +/, "", $0)
-		file = $0; sub(/:.*$/, "", file)
-		# The same code may be listed under its absolute and its
-		# build-relative source path: one name per file.
-		if (match(file, /(^|\/)(uet|include)\//))
-			file = substr(file, RSTART + (RSTART > 1))
-		print n, f, file
-	}' | sort -u
-}
-annotate --inclusive=yes >"$tmp/incl"
-annotate >"$tmp/self"
+cg_annotate "$tmp/cg" --inclusive=yes >"$tmp/incl"
+cg_annotate "$tmp/cg" >"$tmp/self"
 per() { # FUNCTION: inclusive instructions per data packet
-	awk -v f="$1" -v p="$pkts" '$2 == f { s += $1 } END { printf "%.0f", s / p }' "$tmp/incl"
+	cg_per "$1" "$pkts" <"$tmp/incl"
 }
 
 echo "# engine instructions per data packet: uetsim, one flow of $size bytes,"
@@ -94,9 +79,4 @@ printf '%-8s %8s\n' send "$(per uet_fep_poll_tx_sg)"
 printf '%-8s %8s\n' receive "$(per uet_fep_recv)"
 [ "$ntop" -gt 0 ] 2>/dev/null || exit 0
 echo "# the functions below them by their own instructions per data packet"
-# The engine's own sources only: not the simulator's nor libc's.
-awk -v p="$pkts" '{ s[$2] += $1 }
-END {
-	for (f in s)
-		printf "%8.0f %s\n", s[f] / p, f
-}' "$tmp/self" | sort -rn | head -n "$ntop"
+cg_top "$pkts" "$ntop" <"$tmp/self"

@@ -3,8 +3,9 @@
 # libfabric, FI_PROVIDER=uet on loopback, counted by valgrind's callgrind
 # in the client of a pp_median pair (the server runs natively, so the
 # client seldom polls dry): the provider, the engine, libfabric's calls
-# and libc, kernel time excluded. Exact to a few percent and repeatable,
-# where a timed ping-pong on a shared host moves by tens of percent: the
+# and libc, kernel time excluded. Repeatable to 1% at 64 B and 2-3% at
+# 4 KiB (the client's dry polls while it waits still vary), where a timed
+# ping-pong on a shared host moves by tens of percent: the
 # measure for work on the small-message path. Then the functions by their
 # own instructions per round trip. Needs valgrind and a C compiler with
 # libfabric's headers (Debian: valgrind, libfabric-dev).
@@ -17,6 +18,8 @@
 #   -I ITERS     timed round trips per size (5000; 100 more warm up)
 #   -n TOP       functions listed by their own cost (20; 0: none)
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=contrib/bench/callgrind.sh
+. "$top/contrib/bench/callgrind.sh"
 
 builddir='' sizes=64,4096 iters=5000 ntop=20 warm=100
 while getopts b:S:I:n:h o; do
@@ -65,19 +68,6 @@ if ! ${CC:-cc} -O2 -fno-inline -o "$tmp/pp" "$top/contrib/bench/pp_median.c" \
 	exit 77
 fi
 
-# callgrind_annotate: "1,234,567 (12.34%)  file:function [object]"; one
-# name per function (inline code is charged under its header's file).
-annotate() { # CGFILE [--inclusive=yes]
-	f=$1
-	shift
-	callgrind_annotate --auto=no --threshold=100 "$@" "$f" 2>/dev/null |
-	awk '$1 ~ /^[0-9,]+$/ && $0 ~ /:/ {
-		n = $1; gsub(",", "", n)
-		f = $0; sub(/ \[.*$/, "", f); sub(/^.*:/, "", f)
-		print n, f
-	}'
-}
-
 echo "# instructions per round trip in the client of a loopback ping-pong over"
 echo "# FI_PROVIDER=uet ($iters round trips after $warm, pp_median.c; callgrind)"
 printf '%8s %10s\n' size instr
@@ -101,16 +91,12 @@ for s in $(echo "$sizes" | tr , ' '); do
 		echo "pp-cost.sh: no result at $s bytes: $(head -n 1 "$tmp/client.out")" >&2
 		exit 1
 	fi
-	annotate "$tmp/cg.$s" --inclusive=yes >"$tmp/incl.$s"
-	printf '%8s %10s\n' "$s" "$(awk -v n=$((iters + warm)) '$2 == "run_size" { s += $1 }
-		END { printf "%.0f", s / n }' "$tmp/incl.$s")"
+	cg_annotate "$tmp/cg.$s" --inclusive=yes >"$tmp/incl.$s"
+	printf '%8s %10s\n' "$s" \
+		"$(cg_per run_size $((iters + warm)) <"$tmp/incl.$s")"
 done
 [ "$ntop" -gt 0 ] 2>/dev/null || exit 0
 for s in $(echo "$sizes" | tr , ' '); do
 	echo "# $s bytes: the functions by their own instructions per round trip"
-	annotate "$tmp/cg.$s" | awk -v n=$((iters + warm)) '{ c[$2] += $1 }
-	END {
-		for (f in c)
-			printf "%8.0f %s\n", c[f] / n, f
-	}' | sort -rn | head -n "$ntop"
+	cg_annotate "$tmp/cg.$s" | cg_top $((iters + warm)) "$ntop"
 done
