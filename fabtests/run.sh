@@ -536,7 +536,7 @@ stats_keys="$stats_keys retx_sack retx_tlp"
 stats_keys="$stats_keys nacks_tx sack_gaps dup_rx drop_malformed drop_job"
 stats_keys="$stats_keys drop_pdc drop_psn drop_other pdc_failed unexp_msgs"
 stats_keys="$stats_keys ret_tx ret_rx rma_rx rma_refused tx_pkts rx_pkts"
-stats_keys="$stats_keys cl_tx cl_rx"
+stats_keys="$stats_keys cl_tx cl_rx rx_placed"
 stats_pick() { # "endpoints N key value ...": the keys above
 	echo "$1" | awk -v keys="$stats_keys" '{
 		for (i = 1; i < NF; i += 2)
@@ -682,6 +682,26 @@ run_rndv() {
 		unset FI_UET_STATS
 	fi
 	tmo=$rv_saved_tmo
+}
+
+# run_placed NAME PROG ARGS...: run_pair (expecting success) with
+# FI_UET_STATS=1; payloads must have been put in place by the kernel's
+# receive (rx_placed, docs/choices.md §2.9), or the run did not test
+# direct placement.
+run_placed() {
+	rp_name=$1
+	shift
+	rp_saved_stats=${FI_UET_STATS-}
+	FI_UET_STATS=1
+	export FI_UET_STATS
+	need_stat=rx_placed
+	run_pair "$rp_name" ok "$@"
+	need_stat=
+	if [ -n "$rp_saved_stats" ]; then
+		FI_UET_STATS=$rp_saved_stats
+	else
+		unset FI_UET_STATS
+	fi
 }
 
 run_one() { # NAME EXPECT PROG ARGS...: a self-launching program
@@ -858,6 +878,14 @@ if [ "$prov" = uet ] && [ "$rndv_big" != none ]; then
 	# pong: the receiver reads all but the first packet from the sender.
 	run_rndv "ft_pingpong $rndv_big each way (send, tagged), rendezvous" \
 		400 ft_pingpong -T 300 -m mixed -S "$rndv_big" -I 1 -W 0
+fi
+# Direct placement: uet over UDP, no capture, no TSS, not turned off.
+if [ "$prov" = uet ] && [ "${FI_UET_TRANSPORT:-udp}" = udp ] &&
+   [ -z "${FI_UET_PCAP:-}" ] && [ -z "${FI_UET_KEY_FILE:-}" ] &&
+   [ "${FI_UET_RX_PLACE:-1}" != 0 ]; then
+	run_placed "ft_bw msg 1 MiB, placed" ft_bw -T 20 -S 1m -I 5 -w 16
+	run_placed "ft_bw tagged 256 KiB, placed" ft_bw -T 20 -m tagged \
+		-S 256k -I 5 -w 16
 fi
 if [ "$prov" = uet ]; then
 	run_rndv "ft_bw msg 128 KiB..8 MiB, rendezvous" "$tmo" ft_bw -T 20 \

@@ -384,6 +384,43 @@ static inline size_t uet_fep_dgram_max(size_t mtu)
  * it, or a port lend it (uet_udp_config.rx_lend), right after. */
 int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		 const uint8_t *pkt, size_t len, uet_time now);
+/* The same for a packet whose payload lies apart from its headers (a
+ * placed one, uet/net.h): hdr[0 .. hdr_len) exactly its headers. SES
+ * copies no payload byte that is already where it goes. UET_ERR_INVAL
+ * with TSS or a trace callback, which need the packet in one piece. */
+int uet_fep_recv_sg(struct uet_fep *fep, const struct uet_pkt_info *pi,
+		    const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
+		    size_t payload_len, uet_time now);
+
+/* Direct placement (docs/choices.md §2.9): a guess at where the payloads
+ * of the next datagram from the peer of the last request (or read data)
+ * received would go, should its packets go on with that message, and
+ * what each of them must then say. */
+struct uet_fep_place {
+	struct uet_net_place net;	/* for the port (uet_udp_place) */
+	uint16_t pdc, rpdc;		/* our PDC id (DPDCID), the peer's */
+	uint32_t psn;			/* the first planned packet's */
+	uint32_t off;			/* its message offset */
+	uint16_t msg_id;		/* the message's; the read's for read
+					 * data */
+	uint8_t opcode;			/* the request's */
+	bool ret;			/* read data (return direction) */
+};
+
+/* A plan of at most max packets: 1, or 0 when there is none (nothing to
+ * go on with, TSS or a trace callback on). It names memory of messages in
+ * progress and holds only until the next call that may change them (a
+ * post, a cancel, a region closed, a packet received): made right before
+ * the port's receive, checked and used right after. */
+int uet_fep_place(struct uet_fep *fep, unsigned max, struct uet_fep_place *pl);
+/* Is a packet the port placed as the k-th of pl (headers hdr[0 ..
+ * hdr_len), payload_len bytes of payload at its place) what pl said? Ask
+ * of every placed packet of a datagram before any goes to
+ * uet_fep_recv_sg; should one not be, flatten them all first (uet/net.h),
+ * for a packet's bytes may lie where another belongs. */
+bool uet_fep_place_check(const struct uet_fep_place *pl, unsigned k,
+			 const uint8_t *hdr, size_t hdr_len,
+			 size_t payload_len);
 /* The next packet to send: writes it to buf (cap >= cfg.mtu), fills pi
  * (dst, entropy, ecn) and returns its length; 0 when nothing is due. */
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,

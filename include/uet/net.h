@@ -60,6 +60,10 @@ struct uet_net_msg {
 	size_t cap;
 	const void *ext;
 	size_t ext_len;
+	unsigned placed;		/* rx: k + 1 for the k-th packet of a
+					 * plan (struct uet_net_place): its
+					 * header in buf[0 .. len), its
+					 * payload already at ext; 0: not */
 };
 
 /* The whole packet's length. */
@@ -68,15 +72,36 @@ static inline size_t uet_net_msg_len(const struct uet_net_msg *m)
 	return m->len + m->ext_len;
 }
 
-/* Where a received packet's bytes are (uet_net_msg_len of them). */
+/* Direct placement (docs/choices.md §2.9): where a port may put the
+ * payloads of the next datagram from one peer, should it go on with a
+ * message the engine is receiving (uet_fep_place). Packet k of it: its
+ * hdr_len bytes of headers to the port's own memory, its payload to
+ * dst + k * seg, seg bytes each but the n-th's, last bytes. The caller
+ * checks every packet so placed (uet_fep_place_check) before it uses
+ * any: a plan is a guess, and a datagram it did not fit must be copied
+ * out of the places it was put (uet_net_msg_flatten) first. */
+#define UET_NET_PLACE_MAX	64	/* packets in one plan */
+
+struct uet_net_place {
+	struct uet_addr src;		/* the peer: its IP address (any port) */
+	size_t hdr_len;
+	size_t seg;
+	size_t last;			/* 1 .. seg */
+	unsigned n;			/* 1 .. UET_NET_PLACE_MAX */
+	uint8_t *dst;
+};
+
+/* Where a received packet's bytes are (uet_net_msg_len of them); not for
+ * a placed one, whose header and payload lie apart. */
 static inline const uint8_t *uet_net_msg_rx(const struct uet_net_msg *m)
 {
 	return m->ext_len ? (const uint8_t *)m->ext : m->buf;
 }
 
 /* Copy the external part into buf (cap holds the whole packet): for a
- * port without UET_NET_CAP_SG, and for a packet that outlives the call
- * that made it, whose ext may be reused by its owner. */
+ * port without UET_NET_CAP_SG, for a packet that outlives the call that
+ * made it, whose ext may be reused by its owner, and for a placed packet
+ * that is not what its plan said. */
 static inline void uet_net_msg_flatten(struct uet_net_msg *m)
 {
 	if (!m->ext_len)
@@ -85,6 +110,7 @@ static inline void uet_net_msg_flatten(struct uet_net_msg *m)
 	m->len += m->ext_len;
 	m->ext = NULL;
 	m->ext_len = 0;
+	m->placed = 0;
 }
 
 /* The port sends a packet's ext part itself (scatter-gather). */

@@ -145,6 +145,11 @@ struct uet_udp_stats {
 							 * packets in each */
 	uint64_t gro_pkts[UET_UDP_TRAIN_BUCKETS];	/* datagrams read, by
 							 * packets in each */
+	uint64_t placed;		/* packets whose payload the kernel
+					 * put where a plan said
+					 * (uet_udp_place) */
+	uint64_t unplaced;		/* planned datagrams that did not fit
+					 * the plan: copied back together */
 	unsigned gso_off;		/* errno that turned GSO off, or 0 */
 	uint64_t plane_down;		/* times a plane was found without
 					 * link: its packets went to the next
@@ -188,6 +193,19 @@ const char *uet_udp_errstr(const struct uet_net *net);
 
 /* Fill st; zeroes for a port that is not UDP. */
 void uet_udp_stats(const struct uet_net *net, struct uet_udp_stats *st);
+
+/* Direct placement (uet/net.h, struct uet_net_place): the next recv()
+ * reads the datagrams of the home socket into pl's places, if the port
+ * takes coalesced datagrams and lends (gro, rx_lend) and nothing of an
+ * earlier datagram is left to hand out; pl is not kept beyond that call.
+ * Each datagram of the read gets its part of the plan, as many packets
+ * as the last planned datagram held, never more than the caller takes in
+ * that call. The packets of a datagram from pl->src that are the
+ * planned size and number come out with `placed` set (headers copied
+ * into the caller's buf), the rest as usual; a datagram that is not as
+ * planned, and every one after it, is copied back together and handed
+ * out as usual. NULL: no plan. */
+void uet_udp_place(struct uet_net *net, const struct uet_net_place *pl);
 
 /* The UDP source port send() gives a packet with this info (home or
  * entropy), e.g. for a capture of what was sent; 0 for a port that is not

@@ -488,6 +488,12 @@ int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len, unsigned f
  * unread (uet_fep_recv). */
 int uet_pkt_decode_into(struct uet_pkt *p, const uint8_t *buf, size_t len,
 			unsigned flags);
+/* The same for a packet whose payload lies apart from its headers (a
+ * placed one, uet/net.h): hdr[0 .. hdr_len) must be exactly its headers
+ * (UET_ERR_WIRE_LENGTH otherwise), without entropy header or TSS; p's
+ * payload is then payload[0 .. payload_len). */
+int uet_pkt_decode_sg(struct uet_pkt *p, const uint8_t *hdr, size_t hdr_len,
+		      const uint8_t *payload, size_t payload_len);
 /* Encode the headers p says are present; returns their length. The caller
  * appends the payload. With has_tss only [entropy +] TSS is written (the
  * rest is ciphertext). has_req/has_rsp must match pds.next_hdr and the

@@ -181,6 +181,7 @@ struct uetp_env {
 	int cork_us;			/* FI_UET_CORK_US, 0 = never cork */
 	int udp_gso;			/* FI_UET_UDP_GSO */
 	int tx_zcopy;			/* FI_UET_TX_ZCOPY */
+	int rx_place;			/* FI_UET_RX_PLACE */
 	int window;			/* FI_UET_WINDOW, 0 = engine default */
 	int max_pdcs;			/* FI_UET_MAX_PDCS, 0 = engine default */
 	int unreach_hold_ms;		/* FI_UET_UNREACH_HOLD_MS, -1 = default */
@@ -830,6 +831,9 @@ struct uetp_ep {
 	uint64_t rescues;		/* passes uetp_rescue.c ran for it */
 	struct uetp_impair *impair;
 	bool pcap;
+	bool place;			/* direct placement (FI_UET_RX_PLACE) */
+	uint64_t misplaced;		/* batches whose placed packets were
+					 * not what the plan said */
 	uint64_t tx_dropped;		/* refused by the port */
 	uet_time lingered;		/* close waited for quiet peers */
 	bool port_failed;		/* a fatal port error was reported */

@@ -114,6 +114,9 @@ static void uetp_ep_stats_dump(struct uetp_ep *ep)
 		(unsigned long long)u.rx_dropped,
 		(unsigned long long)u.plane_down,
 		(unsigned long long)ep->tx_dropped);
+	UETP_STATS_PUT(" rx_placed %llu rx_unplaced %llu rx_misplaced %llu",
+		(unsigned long long)u.placed, (unsigned long long)u.unplaced,
+		(unsigned long long)ep->misplaced);
 	/* one-sided work: return-direction (read, rendezvous) packets and
 	 * requests served or refused as a target */
 	UETP_STATS_PUT(" ret_tx %llu ret_rx %llu rma_rx %llu rma_refused %llu",
@@ -554,6 +557,10 @@ int uetp_ep_create(struct fid_domain *domain, struct fi_info *info,
 		if (ret)
 			goto err;
 	}
+	/* Placed packets are used in the pass that read them: the impaired
+	 * path holds packets back, a capture wants them whole. */
+	ep->place = uetp_env.rx_place && !ep->pcap && !ep->impair &&
+		    uetp_env.transport == UETP_TRANSPORT_UDP;
 	ep->timer_fd = timerfd_create(CLOCK_MONOTONIC,
 				      TFD_NONBLOCK | TFD_CLOEXEC);
 	if (ep->timer_fd < 0) {

@@ -54,6 +54,7 @@ struct uetp_env uetp_env = {
 	.udp_gso = 1,
 	.host_path = 1,
 	.tx_zcopy = 1,
+	.rx_place = 1,
 	.loss_infer = 1,
 	.lb_delay = 1,
 	.ip_proto = UET_RAWIP_PROTO_DEFAULT,
@@ -321,6 +322,12 @@ static void uetp_define_params(void)
 		"where it lies (the send buffer, the inject copy, a region "
 		"read remotely) instead of copying it into the packet "
 		"first (default: 1)");
+	fi_param_define(&uetp_prov, "rx_place", FI_PARAM_BOOL,
+		"Over UDP, let the kernel put the payload of a datagram that "
+		"goes on with a message being received (a send into its "
+		"receive, the data of a read) where it belongs, instead of "
+		"copying it there from the socket's buffer; every packet is "
+		"checked against the guess (default: 1)");
 	fi_param_define(&uetp_prov, "tclass_dscp", FI_PARAM_STRING,
 		"DSCP (0..63) of each libfabric traffic class label, "
 		"name=dscp pairs, comma-separated; classes not named keep "
@@ -443,6 +450,7 @@ static void uetp_read_params(void)
 	uetp_env_int("cork_us", 0, 100000, &uetp_env.cork_us);
 	uetp_env_bool("udp_gso", &uetp_env.udp_gso);
 	uetp_env_bool("tx_zcopy", &uetp_env.tx_zcopy);
+	uetp_env_bool("rx_place", &uetp_env.rx_place);
 	uetp_env_int("window", 0, 4096, &uetp_env.window);
 	uetp_env_int("max_pdcs", 0, UETP_MAX_PDCS, &uetp_env.max_pdcs);
 	uetp_env.unreach_hold_ms = -1;

@@ -51,7 +51,10 @@ static void uetp_port_failed(struct uetp_ep *ep, const char *what)
 static void uetp_ep_deliver(struct uetp_ep *ep, const struct uet_net_msg *m,
 			    uet_time now)
 {
-	int rc = uet_fep_recv(ep->fep, &m->info, uet_net_msg_rx(m),
+	int rc = m->placed ?
+		 uet_fep_recv_sg(ep->fep, &m->info, m->buf, m->len, m->ext,
+				 m->ext_len, now) :
+		 uet_fep_recv(ep->fep, &m->info, uet_net_msg_rx(m),
 			      uet_net_msg_len(m), now);
 
 	/* a dropped packet is counted by the engine (FI_UET_STATS); only
@@ -93,6 +96,39 @@ static void uetp_ep_deliver_impaired(struct uetp_ep *ep,
 	/* held packets come after the one that overtook them */
 	if (imp->held)
 		uetp_ep_release_held(ep, now);
+}
+
+/* Direct placement (docs/choices.md §2.9): a plan for the next receive
+ * of ep's port, if the engine has one. */
+static bool uetp_ep_place(struct uetp_ep *ep, struct uet_fep_place *pl)
+{
+	if (!ep->place || !uet_fep_place(ep->fep, UETP_BATCH, pl))
+		return false;
+	uet_udp_place(ep->net, &pl->net);
+	return true;
+}
+
+/* The placed packets of a batch are what pl said, or all of them are
+ * put back together before any is used: a packet's bytes may lie where
+ * another one belongs. */
+static void uetp_ep_place_check(struct uetp_ep *ep,
+				const struct uet_fep_place *pl,
+				struct uet_net_msg *msgs, int n)
+{
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < n && ok; i++)
+		if (msgs[i].placed)
+			ok = uet_fep_place_check(pl, msgs[i].placed - 1,
+						 msgs[i].buf, msgs[i].len,
+						 msgs[i].ext_len);
+	if (ok)
+		return;
+	ep->misplaced++;
+	for (i = 0; i < n; i++)
+		if (msgs[i].placed)
+			uet_net_msg_flatten(&msgs[i]);
 }
 
 static void uetp_ep_disarm_timer(struct uetp_ep *ep)
@@ -269,12 +305,17 @@ bool uetp_progress_io(struct uetp_ep *ep, uet_time now)
 	if (ep->timer_armed)
 		uetp_ep_disarm_timer(ep);
 	for (int round = 0; round < UETP_RX_ROUNDS; round++) {
+		struct uet_fep_place pl;
+		bool plan = uetp_ep_place(ep, &pl);
+
 		n = ep->net->ops->recv(ep->net, ep->rx_msgs, UETP_BATCH, now);
 		if (n < 0)
 			uetp_port_failed(ep, "receive");
 		if (n <= 0)
 			break;
 		busy = true;
+		if (plan)
+			uetp_ep_place_check(ep, &pl, ep->rx_msgs, n);
 		for (int i = 0; i < n; i++) {
 			if (ep->impair)
 				uetp_ep_deliver_impaired(ep, &ep->rx_msgs[i],

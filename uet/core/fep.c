@@ -19,6 +19,21 @@
 #include "../ses/ses.h"
 #include "../tss/tss.h"
 
+/* The last request (or read data) received that a message goes on after:
+ * what a plan for direct placement starts from (uet_fep_place). */
+struct fep_hint {
+	bool valid;
+	bool ret;			/* read data, return direction */
+	struct uet_addr src;
+	uint16_t pdc, rpdc;		/* its DPDCID and SPDCID */
+	uint16_t msg_id;		/* the message's, the read's */
+	uint8_t opcode;
+	uint32_t psn;
+	uint32_t off;			/* its message offset */
+	uint32_t seg;			/* its payload: the sender's size */
+	size_t hdr_len;
+};
+
 struct uet_fep {
 	struct uet_fep_config cfg;
 	struct uet_callbacks cb;
@@ -33,6 +48,7 @@ struct uet_fep {
 	uint8_t *tss_buf;	/* FEP_TSS_BUF: a packet opened */
 	size_t wire_mtu;	/* largest packet as given (mtu or host_mtu);
 				 * PDS sees less with TSS */
+	struct fep_hint hint;
 };
 
 void uet_fep_config_default(struct uet_fep_config *cfg)
@@ -302,6 +318,76 @@ static bool fep_tss_unbound(struct uet_fep *fep, const struct uet_pkt *p)
 	return false;
 }
 
+/* A request that a message may go on after (not its last packet) or read
+ * data: remembered for a plan. Forward and return direction alike are
+ * RUD requests; SYN packets still look for their PDC. */
+static void fep_note(struct uet_fep *fep, const struct uet_pkt_info *pi,
+		     const struct uet_pkt *p)
+{
+	struct fep_hint *h = &fep->hint;
+	const struct uet_pds_hdr *d = &p->pds;
+
+	h->valid = false;
+	if ((d->type != UET_PDS_RUD_REQ && d->type != UET_PDS_RUD_CC_REQ) ||
+	    (d->flags & UET_PDS_F_SYN) || !p->payload_len)
+		return;
+	if (p->has_req && p->req.format == UET_NH_REQ_STD &&
+	    !(p->req.flags & UET_SES_F_EOM)) {
+		h->ret = false;
+		h->msg_id = p->req.message_id;
+		h->opcode = p->req.opcode;
+		h->off = p->req.flags & UET_SES_F_SOM ? 0 :
+						       p->req.message_offset;
+	} else if (p->has_rsp && p->rsp.format == UET_NH_RSP_DATA) {
+		h->ret = true;
+		h->msg_id = p->rsp.read_request_message_id;
+		h->opcode = 0;
+		h->off = p->rsp.message_offset;
+	} else {
+		return;
+	}
+	h->valid = true;
+	h->src = pi->src;
+	h->pdc = d->req.dpdcid;
+	h->rpdc = d->req.spdcid;
+	h->psn = d->req.psn;
+	h->seg = (uint32_t)p->payload_len;
+	h->hdr_len = p->hdr_len;
+}
+
+/* A packet decoded (rc: the decoder's answer) to the role it is for. */
+static int fep_rx_decoded(struct uet_fep *fep, const struct uet_pkt_info *pi,
+			  const struct uet_pkt *p, int rc, uet_time now)
+{
+	if (rc < 0) {
+		/* Never trusted: dropped and counted (docs/architecture.md §2). */
+		fep->st.drop_malformed++;
+		return rc;
+	}
+	if (p->has_tss) {
+		/* Not enabled here, or nested inside TSS. */
+		fep->st.drop_other++;
+		return UET_ERR_DROPPED;
+	}
+	if (fep->tss && fep_tss_unbound(fep, p)) {
+		fep->st.drop_tss++;
+		return UET_ERR_TSS_BINDING;
+	}
+	fep_note(fep, pi, p);
+	return fep_demux(fep, pi, p, now);
+}
+
+/* The arguments were fine: whatever went wrong was the packet's, and the
+ * layer that dropped it counted it. */
+static int fep_rx_result(int rc)
+{
+	if (rc > 0)
+		return 0;
+	if (rc < 0 && !uet_err_is_drop(rc))
+		return UET_ERR_DROPPED;
+	return rc;
+}
+
 int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		 const uint8_t *pkt, size_t len, uet_time now)
 {
@@ -327,32 +413,106 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		len = (size_t)n;
 	}
 	if (pi->trimmed) {
+		fep->hint.valid = false;
 		rc = uet_pds_rx_trimmed(fep->pds, pi, pkt, len, now);
 	} else {
 		memset(&p, 0, sizeof(p));
 		rc = uet_pkt_decode_into(&p, pkt, len, 0);
-		if (rc < 0) {
-			/* Never trusted: dropped and counted (docs/architecture.md §2). */
-			fep->st.drop_malformed++;
-		} else if (p.has_tss) {
-			/* Not enabled here, or nested inside TSS. */
-			fep->st.drop_other++;
-			rc = UET_ERR_DROPPED;
-		} else if (fep->tss && fep_tss_unbound(fep, &p)) {
-			fep->st.drop_tss++;
-			rc = UET_ERR_TSS_BINDING;
-		} else {
-			rc = fep_demux(fep, pi, &p, now);
-		}
+		rc = fep_rx_decoded(fep, pi, &p, rc, now);
 	}
 	fep_leave(fep);
-	/* The arguments were fine: whatever went wrong was the packet's,
-	 * and the layer that dropped it counted it. */
-	if (rc > 0)
-		rc = 0;
-	else if (rc < 0 && !uet_err_is_drop(rc))
-		rc = UET_ERR_DROPPED;
-	return rc;
+	return fep_rx_result(rc);
+}
+
+int uet_fep_recv_sg(struct uet_fep *fep, const struct uet_pkt_info *pi,
+		    const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
+		    size_t payload_len, uet_time now)
+{
+	struct uet_pkt p;
+	int rc;
+
+	if (!pi || !hdr || (!payload && payload_len) || fep->tss ||
+	    fep->cb.trace)
+		return UET_ERR_INVAL;
+	fep_enter(fep, now);
+	fep->st.rx_pkts++;
+	fep->st.rx_bytes += hdr_len + payload_len;
+	if (pi->trimmed) {
+		fep->hint.valid = false;
+		rc = uet_pds_rx_trimmed(fep->pds, pi, hdr, hdr_len, now);
+	} else {
+		memset(&p, 0, sizeof(p));
+		rc = uet_pkt_decode_sg(&p, hdr, hdr_len, payload, payload_len);
+		rc = fep_rx_decoded(fep, pi, &p, rc, now);
+	}
+	fep_leave(fep);
+	return fep_rx_result(rc);
+}
+
+int uet_fep_place(struct uet_fep *fep, unsigned max, struct uet_fep_place *pl)
+{
+	const struct fep_hint *h = &fep->hint;
+	struct uet_pdc_ref *ref;
+	uint32_t len;
+	uint8_t *dst;
+	unsigned n;
+
+	if (!pl || !h->valid || fep->tss || fep->cb.trace || !max)
+		return 0;
+	if (max > UET_NET_PLACE_MAX)
+		max = UET_NET_PLACE_MAX;
+	n = uet_tgt_place(fep->pds, h->pdc, &h->src, h->rpdc, h->ret,
+			  h->psn + 1, max, &ref);
+	len = n * h->seg;
+	if (!n || !uet_ses_place(ref, h->ret, h->msg_id, h->opcode,
+				 h->off + h->seg, h->seg, &len, &dst))
+		return 0;
+	memset(pl, 0, sizeof(*pl));
+	pl->net.src = h->src;
+	pl->net.hdr_len = h->hdr_len;
+	pl->net.seg = h->seg;
+	pl->net.n = (len + h->seg - 1) / h->seg;
+	pl->net.last = len - (pl->net.n - 1) * h->seg;
+	pl->net.dst = dst;
+	pl->pdc = h->pdc;
+	pl->rpdc = h->rpdc;
+	pl->psn = h->psn + 1;
+	pl->off = h->off + h->seg;
+	pl->msg_id = h->msg_id;
+	pl->opcode = h->opcode;
+	pl->ret = h->ret;
+	return 1;
+}
+
+bool uet_fep_place_check(const struct uet_fep_place *pl, unsigned k,
+			 const uint8_t *hdr, size_t hdr_len,
+			 size_t payload_len)
+{
+	const struct uet_pds_hdr *d;
+	struct uet_pkt p;
+	size_t want;
+	uint32_t off;
+
+	if (!pl || !hdr || k >= pl->net.n || hdr_len != pl->net.hdr_len)
+		return false;
+	want = k + 1 == pl->net.n ? pl->net.last : pl->net.seg;
+	memset(&p, 0, sizeof(p));
+	if (payload_len != want ||
+	    uet_pkt_decode_sg(&p, hdr, hdr_len, NULL, payload_len) < 0)
+		return false;
+	d = &p.pds;
+	if ((d->type != UET_PDS_RUD_REQ && d->type != UET_PDS_RUD_CC_REQ) ||
+	    (d->flags & UET_PDS_F_SYN) || d->req.dpdcid != pl->pdc ||
+	    d->req.spdcid != pl->rpdc || d->req.psn != pl->psn + k)
+		return false;
+	off = pl->off + k * (uint32_t)pl->net.seg;
+	if (pl->ret)
+		return p.has_rsp && p.rsp.format == UET_NH_RSP_DATA &&
+		       p.rsp.read_request_message_id == pl->msg_id &&
+		       p.rsp.message_offset == off;
+	return p.has_req && p.req.format == UET_NH_REQ_STD &&
+	       p.req.opcode == pl->opcode && p.req.message_id == pl->msg_id &&
+	       !(p.req.flags & UET_SES_F_SOM) && p.req.message_offset == off;
 }
 
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,

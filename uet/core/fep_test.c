@@ -81,16 +81,7 @@ static void start(unsigned n, void (*tweak)(struct uet_fep_config *c,
 
 	memset(&E, 0, sizeof(E));
 	for (i = 0; i < n; i++) {
-		struct uet_addr a = uet_harness_addr(i);
-
-		uet_fep_config_default(&cfg[i]);
-		cfg[i].job_id = 0x1234;
-		cfg[i].pid_on_fep = uet_addr_pid(&a);
-		cfg[i].resource_index = uet_addr_ri(&a);
-		cfg[i].rto_min = 1 * UET_MSEC;
-		cfg[i].rto_max = 100 * UET_MSEC;
-		cfg[i].max_retx = 10;
-		cfg[i].pdc_idle = 20 * UET_MSEC;
+		uet_harness_test_cfg(&cfg[i], i);
 		if (tweak)
 			tweak(&cfg[i], i);
 	}

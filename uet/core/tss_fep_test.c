@@ -87,16 +87,9 @@ static void start(const bool secured[NODES], const uint8_t key_seed[NODES],
 
 	memset(&T, 0, sizeof(T));
 	for (unsigned i = 0; i < NODES; i++) {
-		struct uet_addr a = uet_harness_addr(i);
-
-		uet_fep_config_default(&cfg[i]);
-		cfg[i].job_id = 0x1234;
-		cfg[i].pid_on_fep = uet_addr_pid(&a);
-		cfg[i].resource_index = uet_addr_ri(&a);
-		cfg[i].rto_min = 1 * UET_MSEC;
+		uet_harness_test_cfg(&cfg[i], i);
 		cfg[i].rto_max = 20 * UET_MSEC;
 		cfg[i].max_retx = 6;
-		cfg[i].pdc_idle = 20 * UET_MSEC;
 		if (node_mtu[i])
 			cfg[i].mtu = node_mtu[i];
 		memset(&tcfg[i], 0, sizeof(tcfg[i]));

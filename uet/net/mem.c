@@ -379,6 +379,7 @@ static int mem_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 		if (copy)
 			memcpy(m->buf, bytes, copy);
 		m->len = copy;
+		m->placed = 0;
 		mem_free_slot(mn, slot);
 		mn->st.delivered++;
 	}

@@ -329,6 +329,7 @@ static bool raw_rx_fill(struct raw_port *p, unsigned i,
 	struct uet_entropy_hdr e;
 
 	memset(&m->info, 0, sizeof(m->info));
+	m->placed = 0;
 	m->info.dst = p->net.local;
 	m->info.home = true;
 	m->info.ts = now;

@@ -63,6 +63,9 @@
 #define UDP_PLANE_TRIES	64	/* ports held while looking for a residue */
 #define UDP_PLANE_SEEN	64	/* arrival planes remembered (a power of 2) */
 #define UDP_PLANE_CHECK	32	/* send calls between link state reads */
+#define UDP_PLACE_HDR	128	/* a placed packet's headers at most */
+/* two pieces per planned packet, the rest of each slot after them */
+#define UDP_PLACE_IOV	(2 * UET_NET_PLACE_MAX + UDP_GRO_SLOTS)
 
 /* Room for the control messages of one packet: TOS, a drop count and the
  * GRO segment size on receive, TOS, the GSO segment size and the plane's
@@ -80,6 +83,13 @@ struct udp_gro_slot {
 	size_t len, off;		/* bytes read, bytes handed out */
 	size_t seg;			/* packet size (the last may be less) */
 	bool spray;			/* read from a spray socket */
+	/* Direct placement: the plan's packets pbase .. pbase + pn - 1
+	 * were to come in it (pn 0: none), by the npiov pieces at piov;
+	 * of them, `placed` at its head are where the plan put them, the
+	 * next to hand out next. */
+	unsigned pbase, pn, npiov;
+	struct iovec *piov;
+	unsigned placed, next;
 };
 
 /* The plane the latest packet from a source address came in by. */
@@ -113,6 +123,12 @@ struct udp_port {
 	unsigned plane_down;		/* planes whose interface is down */
 	unsigned send_calls;		/* since the link states were read */
 	struct udp_gro_slot *gro_slot;	/* UDP_GRO_SLOTS, with gro */
+	struct uet_net_place place;	/* for the next recv (uet_udp_place) */
+	bool place_set;
+	struct iovec *place_iov;	/* UDP_PLACE_IOV */
+	uint8_t *place_hdr;		/* UET_NET_PLACE_MAX * UDP_PLACE_HDR */
+	unsigned place_per;		/* packets a planned datagram held last
+					 * (0: as many as the plan has) */
 	unsigned gro_head, gro_count;	/* slots still holding packets */
 	unsigned *segs;			/* per message of a send: packets */
 	struct mmsghdr *mm;
@@ -338,7 +354,9 @@ static int udp_gro_alloc(struct udp_port *p)
 
 	p->gro_slot = calloc(UDP_GRO_SLOTS, sizeof(*p->gro_slot));
 	data = malloc((size_t)UDP_GRO_SLOTS * UDP_GRO_CAP);
-	if (!p->gro_slot || !data) {
+	p->place_iov = calloc(UDP_PLACE_IOV, sizeof(*p->place_iov));
+	p->place_hdr = malloc((size_t)UET_NET_PLACE_MAX * UDP_PLACE_HDR);
+	if (!p->gro_slot || !data || !p->place_iov || !p->place_hdr) {
 		free(data);
 		return -1;
 	}
@@ -379,6 +397,8 @@ static void udp_free(struct udp_port *p)
 	if (p->gro_slot)
 		free(p->gro_slot[0].data);
 	free(p->gro_slot);
+	free(p->place_iov);
+	free(p->place_hdr);
 	free(p->seen_mem);
 	free(p->segs);
 	free(p->spray_fd);
@@ -498,6 +518,20 @@ const char *uet_udp_errstr(const struct uet_net *net)
 	if (net->ops != &udp_ops)
 		return "not a udp port";
 	return udp_port(net)->err;
+}
+
+void uet_udp_place(struct uet_net *net, const struct uet_net_place *pl)
+{
+	struct udp_port *p;
+
+	if (net->ops != &udp_ops)
+		return;
+	p = udp_port(net);
+	p->place_set = pl && p->gro && p->lend && pl->n &&
+		       pl->hdr_len && pl->hdr_len <= UDP_PLACE_HDR &&
+		       pl->seg && pl->last && pl->last <= pl->seg;
+	if (p->place_set)
+		p->place = *pl;
 }
 
 void uet_udp_stats(const struct uet_net *net, struct uet_udp_stats *st)
@@ -905,6 +939,7 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 	m->len = p->mm[i].msg_len;
 	m->ext = NULL;
 	m->ext_len = 0;
+	m->placed = 0;
 	if (h->msg_flags & MSG_TRUNC)
 		p->st.truncated++;
 	for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
@@ -955,10 +990,12 @@ static size_t udp_rx_fill(struct udp_port *p, unsigned i, unsigned sock,
 	return seg;
 }
 
-/* recvmmsg into cnt buffers of socket sock; returns the count (0: none
- * ready), or UET_ERR_IO. */
+/* recvmmsg into cnt buffers of socket sock; or, for those of the slots
+ * given (planned: gro_slot) with a part of a plan, into its pieces.
+ * Returns the count (0: none ready), or UET_ERR_IO. */
 static int udp_recvmmsg(struct udp_port *p, unsigned sock, unsigned cnt,
-			uint8_t *const *bufs, const size_t *caps)
+			uint8_t *const *bufs, const size_t *caps,
+			const struct udp_gro_slot *planned)
 {
 	int fd = sock ? p->spray_fd[sock - 1] : p->home_fd;
 	unsigned skips = 0, i;
@@ -974,6 +1011,10 @@ static int udp_recvmmsg(struct udp_port *p, unsigned sock, unsigned cnt,
 			h->msg_namelen = sizeof(p->sa[i]);
 			h->msg_iov = &p->iov[i];
 			h->msg_iovlen = 1;
+			if (planned && planned[i].pn) {
+				h->msg_iov = planned[i].piov;
+				h->msg_iovlen = planned[i].npiov;
+			}
 			h->msg_control = p->cbuf[i].buf;
 			h->msg_controllen = sizeof(p->cbuf[i].buf);
 			h->msg_flags = 0;
@@ -997,6 +1038,157 @@ static int udp_recvmmsg(struct udp_port *p, unsigned sock, unsigned cnt,
 	}
 }
 
+/* ---- Direct placement (uet_udp_place) ---- */
+
+/* Payload bytes of the plan's packet k. */
+static size_t udp_place_len(const struct uet_net_place *pl, unsigned k)
+{
+	return k + 1 == pl->n ? pl->last : pl->seg;
+}
+
+/* The pieces of slot s for the plan's packets from k on, as many as a
+ * datagram held last time (place_per), fit one and the caller takes:
+ * each one's header to the port's scratch, its payload where the plan
+ * says; then the rest of the slot's data, where bytes past the plan lie
+ * as a plain read puts them. *iov advances; returns the next packet. */
+static unsigned udp_place_slot(struct udp_port *p, struct udp_gro_slot *s,
+			       struct iovec **iov, unsigned k, unsigned want)
+{
+	const struct uet_net_place *pl = &p->place;
+	unsigned per = p->place_per ? p->place_per : pl->n;
+	size_t size = 0;
+	struct iovec *v = *iov;
+
+	s->pbase = k;
+	s->piov = v;
+	while (k < pl->n && k < want && k - s->pbase < per) {
+		size_t len = udp_place_len(pl, k);
+
+		if (size + pl->hdr_len + len > UDP_GRO_CAP)
+			break;
+		v->iov_base = p->place_hdr + k * UDP_PLACE_HDR;
+		(v++)->iov_len = pl->hdr_len;
+		v->iov_base = pl->dst + k * pl->seg;
+		(v++)->iov_len = len;
+		size += pl->hdr_len + len;
+		k++;
+	}
+	s->pn = k - s->pbase;
+	v->iov_base = s->data + size;
+	(v++)->iov_len = UDP_GRO_CAP - size;
+	s->npiov = (unsigned)(v - s->piov);
+	*iov = v;
+	return k;
+}
+
+/* How many of its planned packets the datagram in s holds just as
+ * planned (from the plan's peer, each packet the planned size), or 0;
+ * *pkts: the packets it holds. */
+static unsigned udp_place_fit(const struct udp_port *p,
+			      const struct udp_gro_slot *s, size_t *pkts)
+{
+	const struct uet_net_place *pl = &p->place;
+	size_t full = pl->hdr_len + pl->seg, k;
+
+	*pkts = s->len ? (s->len + s->seg - 1) / s->seg : 0;
+	if (!s->pn || !*pkts || !uet_addr_same_fa(&s->info.src, &pl->src) ||
+	    (*pkts > 1 && s->seg != full))
+		return 0;
+	for (k = 0; k < *pkts && k < s->pn; k++) {
+		size_t got = k + 1 < *pkts ? s->seg : s->len - k * s->seg;
+
+		if (got != pl->hdr_len + udp_place_len(pl, s->pbase +
+							     (unsigned)k))
+			return 0;
+	}
+	return (unsigned)k;
+}
+
+/* Put the bytes the pieces of s got from its planned packet `from` on
+ * back where a plain read puts them, in s->data. */
+static void udp_place_undo(const struct udp_port *p, struct udp_gro_slot *s,
+			   unsigned from)
+{
+	const struct uet_net_place *pl = &p->place;
+	size_t pos = (size_t)from * (pl->hdr_len + pl->seg);
+	unsigned i;
+
+	for (i = 2 * from; i + 1 < s->npiov && pos < s->len; i++) {
+		size_t n = s->piov[i].iov_len;
+
+		if (n > s->len - pos)
+			n = s->len - pos;
+		memcpy(s->data + pos, s->piov[i].iov_base, n);
+		pos += n;
+	}
+}
+
+/* The r datagrams just read into the planned slots: each keeps what fits
+ * its part of the plan while they all came as planned; from the first
+ * that did not on, each is put back together (the next ones' parts of
+ * the plan assumed it held all of its own). */
+static void udp_place_settle(struct udp_port *p, int r)
+{
+	bool aligned = true;
+	size_t pkts;
+	int i;
+
+	for (i = 0; i < r; i++) {
+		struct udp_gro_slot *s = &p->gro_slot[i];
+
+		if (!s->pn)
+			break;
+		s->placed = aligned ? udp_place_fit(p, s, &pkts) : 0;
+		if (!i && s->placed)
+			p->place_per = (unsigned)pkts;
+		if (s->placed) {
+			aligned = s->placed == s->pn && pkts == s->pn;
+			continue;
+		}
+		aligned = false;
+		udp_place_undo(p, s, 0);
+		p->st.unplaced++;
+	}
+}
+
+/* Hand out packet s->next of the plan, len bytes: its header copied into
+ * the caller's buf, its payload where the plan put it. */
+static void udp_place_out(struct udp_port *p, struct udp_gro_slot *s,
+			  struct uet_net_msg *m, size_t len)
+{
+	const struct uet_net_place *pl = &p->place;
+	unsigned k = s->pbase + s->next++;
+
+	memcpy(m->buf, p->place_hdr + k * UDP_PLACE_HDR, pl->hdr_len);
+	m->info = s->info;
+	m->len = pl->hdr_len;
+	m->ext = pl->dst + k * pl->seg;
+	m->ext_len = len - pl->hdr_len;
+	m->placed = k + 1;
+	p->st.placed++;
+}
+
+/* Hand out the next packet of s, len bytes, from where the kernel put
+ * it: lent, or copied into the caller's buf. */
+static void udp_gro_out(struct udp_port *p, struct udp_gro_slot *s,
+			struct uet_net_msg *m, size_t len)
+{
+	m->info = s->info;
+	m->len = len < m->cap ? len : m->cap;
+	if (len > m->cap)
+		p->st.truncated++;
+	if (p->lend) {
+		m->ext = s->data + s->off;
+		m->ext_len = m->len;
+		m->len = 0;
+		p->lent = true;
+	} else {
+		memcpy(m->buf, s->data + s->off, m->len);
+		m->ext = NULL;
+		m->ext_len = 0;
+	}
+}
+
 /* Hand out up to n packets of the coalesced datagrams read earlier. */
 static unsigned udp_gro_drain(struct udp_port *p, struct uet_net_msg *msgs,
 			      unsigned n)
@@ -1010,20 +1202,16 @@ static unsigned udp_gro_drain(struct udp_port *p, struct uet_net_msg *msgs,
 
 		if (len > s->seg)
 			len = s->seg;
-		m->info = s->info;
-		m->len = len < m->cap ? len : m->cap;
-		if (len > m->cap)
-			p->st.truncated++;
-		if (p->lend) {
-			m->ext = s->data + s->off;
-			m->ext_len = m->len;
-			m->len = 0;
-			p->lent = true;
-		} else {
-			memcpy(m->buf, s->data + s->off, m->len);
-			m->ext = NULL;
-			m->ext_len = 0;
+		m->placed = 0;
+		if (s->next < s->placed && m->cap < len) {
+			/* no room to put it back together later */
+			udp_place_undo(p, s, s->next);
+			s->placed = s->next;
 		}
+		if (s->next < s->placed)
+			udp_place_out(p, s, m, len);
+		else
+			udp_gro_out(p, s, m, len);
 		s->off += len;
 		p->st.received++;
 		if (s->spray)
@@ -1037,23 +1225,35 @@ static unsigned udp_gro_drain(struct udp_port *p, struct uet_net_msg *msgs,
 }
 
 /* Read coalesced datagrams of socket sock into the free slots (all of
- * them: called when every slot is drained); returns the count. */
-static int udp_gro_read(struct udp_port *p, unsigned sock, uet_time now)
+ * them: called when every slot is drained), by the plan if there is one
+ * for this socket, each slot its part of it, up to want packets (those
+ * the caller takes now). Returns the count. */
+static int udp_gro_read(struct udp_port *p, unsigned sock, unsigned want,
+			uet_time now)
 {
 	uint8_t *bufs[UDP_GRO_SLOTS];
 	size_t caps[UDP_GRO_SLOTS];
 	unsigned cnt = p->batch < UDP_GRO_SLOTS ? p->batch : UDP_GRO_SLOTS;
+	bool plan = p->place_set && !sock;
+	struct iovec *iov = p->place_iov;
 	struct uet_net_msg m;
+	unsigned k = 0;
 	int r;
 
 	/* Packets handed out in this call may still lie in the slots. */
 	if (p->lent)
 		return 0;
+	p->place_set = false;
 	for (unsigned i = 0; i < cnt; i++) {
-		bufs[i] = p->gro_slot[i].data;
+		struct udp_gro_slot *s = &p->gro_slot[i];
+
+		bufs[i] = s->data;
 		caps[i] = UDP_GRO_CAP;
+		s->pn = s->placed = s->next = 0;
+		if (plan && k < p->place.n && k < want)
+			k = udp_place_slot(p, s, &iov, k, want);
 	}
-	r = udp_recvmmsg(p, sock, cnt, bufs, caps);
+	r = udp_recvmmsg(p, sock, cnt, bufs, caps, plan ? p->gro_slot : NULL);
 	for (int i = 0; i < r; i++) {
 		struct udp_gro_slot *s = &p->gro_slot[i];
 		size_t seg = udp_rx_fill(p, (unsigned)i, sock, &m, now);
@@ -1072,6 +1272,8 @@ static int udp_gro_read(struct udp_port *p, unsigned sock, uet_time now)
 			s->seg = 1;
 		}
 	}
+	if (plan)
+		udp_place_settle(p, r);
 	p->gro_head = 0;
 	p->gro_count = r > 0 ? (unsigned)r : 0;
 	return r;
@@ -1089,7 +1291,7 @@ static int udp_recv_sock(struct udp_port *p, unsigned sock,
 
 	while (got < n) {
 		if (p->gro) {
-			r = udp_gro_read(p, sock, now);
+			r = udp_gro_read(p, sock, n - got, now);
 			cnt = UDP_GRO_SLOTS;
 			if (r > 0)
 				got += udp_gro_drain(p, msgs + got, n - got);
@@ -1099,7 +1301,7 @@ static int udp_recv_sock(struct udp_port *p, unsigned sock,
 				bufs[i] = msgs[got + i].buf;
 				caps[i] = msgs[got + i].cap;
 			}
-			r = udp_recvmmsg(p, sock, cnt, bufs, caps);
+			r = udp_recvmmsg(p, sock, cnt, bufs, caps, NULL);
 			for (i = 0; r > 0 && i < (unsigned)r; i++)
 				udp_rx_fill(p, i, sock, &msgs[got + i], now);
 			if (r > 0) {
@@ -1118,10 +1320,9 @@ static int udp_recv_sock(struct udp_port *p, unsigned sock,
 	return (int)got;
 }
 
-static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
-		    uet_time now)
+static int udp_recv_some(struct udp_port *p, struct uet_net_msg *msgs,
+			 unsigned n, uet_time now)
 {
-	struct udp_port *p = udp_port(net);
 	unsigned got, i;
 	int r, ne;
 
@@ -1160,6 +1361,16 @@ static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
 			break;
 	}
 	return (int)got;
+}
+
+static int udp_recv(struct uet_net *net, struct uet_net_msg *msgs, unsigned n,
+		    uet_time now)
+{
+	struct udp_port *p = udp_port(net);
+	int r = udp_recv_some(p, msgs, n, now);
+
+	p->place_set = false;	/* a plan is for one call */
+	return r;
 }
 
 static int udp_fd(const struct uet_net *net)

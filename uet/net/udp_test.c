@@ -1402,3 +1402,278 @@ Test(udp, errstr_and_stats_of_other_ports)
 	cr_assert_str_eq(uet_udp_errstr(&n), "not a udp port");
 	cr_assert_eq(txp(&n, 1, false), 0);
 }
+
+/* ---- Direct placement (uet_udp_place) ---- */
+
+/* One recv() with plan pl, once b has something to read. */
+static unsigned place_recv(struct uet_net *b, const struct uet_net_place *pl,
+			   struct uet_net_msg *rx, unsigned n)
+{
+	struct pollfd pfd = { .fd = b->ops->fd(b), .events = POLLIN };
+	int r;
+
+	cr_assert_eq(poll(&pfd, 1, WAIT_MS), 1, "nothing to read");
+	uet_udp_place(b, pl);
+	r = b->ops->recv(b, rx, n, 3);
+	cr_assert_gt(r, 0, "recv: %d %s", r, uet_udp_errstr(b));
+	return (unsigned)r;
+}
+
+/* A train of 10 packets of 1000 bytes and one of 500 from a to b. */
+static void place_train(struct uet_net *a, struct uet_net *b,
+			struct uet_net_msg *tx)
+{
+	unsigned i;
+
+	for (i = 0; i < 11; i++)
+		tx_set(&tx[i], i, 100 + i, i < 10 ? 1000 : 500, &b->local, 5);
+	send_all(a, tx, 11);
+}
+
+/* The plan for place_train's packets read as 40 bytes of header and the
+ * rest: payloads of 960 (the last 460) at dst. */
+static struct uet_net_place place_plan(const struct uet_net *a, uint8_t *dst,
+				       unsigned n, size_t last)
+{
+	struct uet_net_place pl = {
+		.src = a->local, .hdr_len = 40, .seg = 960, .last = last,
+		.n = n, .dst = dst,
+	};
+
+	pl.src.port = 0;
+	return pl;
+}
+
+static struct uet_net *place_open(uint8_t af, struct uet_net **a)
+{
+	struct uet_udp_config c = cfg_k(3);
+
+	*a = open_ok(af, &c);
+	c.rx_lend = true;
+	return open_ok(af, &c);
+}
+
+/* A datagram from the planned peer in packets of the planned size: each
+ * packet's header comes in its msg's buf, its payload already at its
+ * place, and nothing else of it is touched. */
+static void place_fits(uint8_t af)
+{
+	static struct uet_net_msg tx[11], rx[32];
+	static uint8_t dst[11 * 960 + 16];
+	struct uet_net_place pl;
+	struct uet_udp_stats st;
+	struct uet_net *a, *b = place_open(af, &a);
+	unsigned i, n;
+
+	memset(dst, 0xAB, sizeof(dst));
+	pl = place_plan(a, dst, 11, 460);
+	place_train(a, b, tx);
+	rx_init(rx, 32, PKT_MAX);
+	n = place_recv(b, &pl, rx, 32);
+	cr_assert_eq(n, 11);
+	for (i = 0; i < 11; i++) {
+		size_t len = i < 10 ? 960 : 460;
+
+		cr_assert_eq(rx[i].placed, i + 1);
+		cr_assert_eq(rx[i].len, 40);
+		cr_assert_arr_eq(rx[i].buf, tx[i].buf, 40);
+		cr_assert_eq(rx[i].ext, dst + i * 960);
+		cr_assert_eq(rx[i].ext_len, len);
+		cr_assert_arr_eq(dst + i * 960, tx[i].buf + 40, len,
+				 "payload of packet %u", i);
+		/* put back together, the packet as sent */
+		uet_net_msg_flatten(&rx[i]);
+		cr_assert_eq(rx[i].placed, 0);
+		check_bytes(&rx[i]);
+	}
+	for (i = 10 * 960 + 460; i < sizeof(dst); i++)
+		cr_assert_eq(dst[i], 0xAB, "byte %u past the plan", i);
+	uet_udp_stats(b, &st);
+	cr_assert_eq(st.placed, 11);
+	cr_assert_eq(st.unplaced, 0);
+	cr_assert_eq(st.received, 11);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+Test(udp, place_puts_payloads_where_planned_v4)
+{
+	place_fits(UET_AF_INET);
+}
+
+Test(udp, place_puts_payloads_where_planned_v6)
+{
+	place_fits(UET_AF_INET6);
+}
+
+/* Packets past the plan come as usual, from where a plain read puts
+ * them: the plan covers the first 4 (full) packets only. */
+Test(udp, place_hands_out_the_rest_as_usual)
+{
+	static struct uet_net_msg tx[11], rx[32];
+	static uint8_t dst[4 * 960];
+	struct uet_net_place pl;
+	struct uet_net *a, *b = place_open(UET_AF_INET, &a);
+	unsigned i;
+
+	pl = place_plan(a, dst, 4, 960);
+	place_train(a, b, tx);
+	rx_init(rx, 32, PKT_MAX);
+	cr_assert_eq(place_recv(b, &pl, rx, 32), 11);
+	for (i = 0; i < 11; i++) {
+		cr_assert_eq(rx[i].placed, i < 4 ? i + 1 : 0);
+		if (i < 4)
+			uet_net_msg_flatten(&rx[i]);
+		cr_assert_eq(id_of(uet_net_msg_rx(&rx[i])), 100 + i);
+		check_bytes(&rx[i]);
+	}
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+/* A datagram the plan does not fit (another size, another peer, fewer
+ * bytes than a header) is put back together and handed out as usual;
+ * the bytes it left in the planned places are not the caller's concern
+ * (they lie where the message has yet to write). */
+static void place_misfit(struct uet_net_place pl, bool short_first)
+{
+	static struct uet_net_msg tx[11], rx[32];
+	struct uet_udp_stats st;
+	struct uet_net *a, *b = place_open(UET_AF_INET, &a);
+	unsigned i, n, got = 0;
+
+	if (short_first) {
+		/* a lone 24-byte packet first, as an ACK would be */
+		tx_set(&tx[0], 0, 99, 24, &b->local, 7);
+		send_all(a, tx, 1);
+	}
+	pl.src = pl.src.af ? pl.src : a->local;
+	place_train(a, b, tx);
+	rx_init(rx, 32, PKT_MAX);
+	n = place_recv(b, &pl, rx, 32);
+	got = n;
+	got += recv_wait(b, rx + got, (short_first ? 12 : 11) - got, 3);
+	cr_assert_eq(got, short_first ? 12 : 11);
+	for (i = 0; i < got; i++) {
+		cr_assert_eq(rx[i].placed, 0, "packet %u placed", i);
+		check_bytes(&rx[i]);
+		cr_assert_eq(id_of(uet_net_msg_rx(&rx[i])),
+			     short_first ? (i ? 99 + i : 99) : 100 + i);
+	}
+	uet_udp_stats(b, &st);
+	cr_assert_eq(st.placed, 0);
+	cr_assert_eq(st.unplaced, 1);
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+Test(udp, place_copies_back_a_datagram_of_another_size)
+{
+	static uint8_t dst[11 * 900];
+	struct uet_net_place pl = {
+		.hdr_len = 40, .seg = 900, .last = 900, .n = 11, .dst = dst,
+	};
+
+	place_misfit(pl, false);
+}
+
+Test(udp, place_copies_back_a_datagram_of_another_peer)
+{
+	static uint8_t dst[11 * 960];
+	struct uet_net_place pl = {
+		.src = { .af = UET_AF_INET, .ip = { 192, 0, 2, 9 } },
+		.hdr_len = 40, .seg = 960, .last = 460, .n = 11, .dst = dst,
+	};
+
+	place_misfit(pl, false);
+}
+
+Test(udp, place_copies_back_a_short_packet)
+{
+	static uint8_t dst[11 * 960];
+	struct uet_net_place pl = {
+		.hdr_len = 40, .seg = 960, .last = 460, .n = 11, .dst = dst,
+	};
+
+	place_misfit(pl, true);
+}
+
+/* A plan is for one recv(): one that found nothing drops it. */
+Test(udp, place_holds_for_one_call)
+{
+	static struct uet_net_msg tx[11], rx[32];
+	static uint8_t dst[11 * 960];
+	struct uet_net_place pl;
+	struct uet_net *a, *b = place_open(UET_AF_INET, &a);
+	unsigned i;
+
+	pl = place_plan(a, dst, 11, 460);
+	uet_udp_place(b, &pl);
+	rx_init(rx, 32, PKT_MAX);
+	cr_assert_eq(b->ops->recv(b, rx, 32, 0), 0);
+	place_train(a, b, tx);
+	cr_assert_eq(recv_wait(b, rx, 11, 0), 11);
+	for (i = 0; i < 11; i++) {
+		cr_assert_eq(rx[i].placed, 0);
+		check_bytes(&rx[i]);
+	}
+	a->ops->close(a);
+	b->ops->close(b);
+}
+
+/* n packets of 1000 bytes (ids from id) in one train from a to b. */
+static void place_send(struct uet_net *a, struct uet_net *b,
+		       struct uet_net_msg *tx, unsigned n, uint32_t id)
+{
+	for (unsigned i = 0; i < n; i++)
+		tx_set(&tx[i], i, id + i, 1000, &b->local, 5);
+	send_all(a, tx, n);
+}
+
+/* Datagrams queued together share a plan, each its part of it, as many
+ * packets as the last planned datagram held; from one that holds fewer,
+ * the rest are put back together. */
+Test(udp, place_spreads_over_datagrams)
+{
+	static struct uet_net_msg tx[8], rx[32];
+	static uint8_t dst[8 * 960];
+	struct uet_net_place pl;
+	struct uet_udp_stats st;
+	struct uet_net *a, *b = place_open(UET_AF_INET, &a);
+	unsigned i;
+
+	pl = place_plan(a, dst, 4, 960);
+	place_send(a, b, tx, 4, 0);
+	rx_init(rx, 32, PKT_MAX);
+	cr_assert_eq(place_recv(b, &pl, rx, 32), 4);
+	/* two trains of 4: the plan's 8 packets in two datagrams */
+	place_send(a, b, tx, 4, 10);
+	place_send(a, b, tx + 4, 4, 14);
+	pl = place_plan(a, dst, 8, 960);
+	rx_init(rx, 32, PKT_MAX);
+	cr_assert_eq(place_recv(b, &pl, rx, 32), 8);
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(rx[i].placed, i + 1);
+		cr_assert_eq(rx[i].ext, dst + i * 960);
+		uet_net_msg_flatten(&rx[i]);
+		cr_assert_eq(id_of(rx[i].buf), 10 + i);
+		check_bytes(&rx[i]);
+	}
+	/* 3, then 4: the second datagram's part assumed 4 in the first */
+	place_send(a, b, tx, 3, 20);
+	place_send(a, b, tx + 3, 4, 23);
+	rx_init(rx, 32, PKT_MAX);
+	cr_assert_eq(place_recv(b, &pl, rx, 32), 7);
+	for (i = 0; i < 7; i++) {
+		cr_assert_eq(rx[i].placed, i < 3 ? i + 1 : 0, "packet %u", i);
+		if (rx[i].placed)
+			uet_net_msg_flatten(&rx[i]);
+		cr_assert_eq(id_of(uet_net_msg_rx(&rx[i])), 20 + i);
+		check_bytes(&rx[i]);
+	}
+	uet_udp_stats(b, &st);
+	cr_assert_eq(st.placed, 4 + 8 + 3);
+	cr_assert_eq(st.unplaced, 1);
+	a->ops->close(a);
+	b->ops->close(b);
+}

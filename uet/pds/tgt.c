@@ -329,6 +329,26 @@ static int tgt_deliver(struct uet_pds *pds, struct uet_pdc *pdc,
 	return code;
 }
 
+unsigned uet_tgt_place(struct uet_pds *pds, uint16_t lid,
+		       const struct uet_addr *src, uint16_t rid, bool ret,
+		       uint32_t psn, unsigned n, struct uet_pdc_ref **ref)
+{
+	struct uet_pdc *pdc = uet_pdc_find_id(pds, lid);
+	unsigned k;
+
+	if (!pdc || pdc->rod || pdc->rid != rid || pdc->ref.initiator != ret ||
+	    !uet_pdc_fa_is(pdc, src) ||
+	    (ret ? pdc->state != UET_PDC_EST && pdc->state != UET_PDC_CLOSING :
+		   pdc->state != UET_PDC_EST))
+		return 0;
+	for (k = 0; k < n; k++)
+		if (uet_acktr_classify(&pdc->rx, psn + k, false) !=
+		    UET_ACKTR_NEW)
+			break;
+	*ref = &pdc->ref;
+	return k;
+}
+
 int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		   const struct uet_pkt *p, uet_time now)
 {

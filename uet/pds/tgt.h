@@ -25,6 +25,14 @@ struct uet_pdc;
  * direction (an SES response with data) at an initiator PDC. */
 int uet_tgt_rx_req(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		   const struct uet_pkt *p, uet_time now);
+/* Direct placement (docs/choices.md §2.9): how many of the PSNs psn ..
+ * psn + n - 1 the RUD PDC lid (ours; the peer's id rid, at src) would
+ * take as new, in the forward direction (a target PDC) or with ret the
+ * return direction (an initiator PDC); 0 if none or no such PDC. *ref:
+ * the PDC's, for SES. */
+unsigned uet_tgt_place(struct uet_pds *pds, uint16_t lid,
+		       const struct uet_addr *src, uint16_t rid, bool ret,
+		       uint32_t psn, unsigned n, struct uet_pdc_ref **ref);
 /* A request whose payload the network cut: NACK TRIMMED. */
 int uet_tgt_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		       const struct uet_pds_hdr *h, uet_time now);

@@ -216,7 +216,9 @@ static void iov_copy(const struct uet_iov *iov, size_t n, size_t off,
 		k = iov[i].len - off;
 		if (k > len)
 			k = len;
-		if (scatter)
+		if (p == buf)
+			;	/* already there (direct placement) */
+		else if (scatter)
 			memcpy(p, buf, k);
 		else
 			memcpy(buf, p, k);

@@ -29,6 +29,22 @@ static bool bit_test(const struct uet_reasm *r, uint32_t i)
 	return r->bits && (r->bits[i / 64] >> (i % 64)) & 1;
 }
 
+uint32_t uet_reasm_free(const struct uet_reasm *r, uint32_t off, uint32_t max)
+{
+	uint32_t end = off;
+
+	if (r->loose || !r->seg || off < r->prefix || off % r->seg ||
+	    off >= r->total)
+		return 0;
+	while (end < r->total && end - off < max) {
+		if ((r->last_seen && end >= r->last_off) ||
+		    bit_test(r, end / r->seg))
+			break;
+		end = r->total - end > r->seg ? end + r->seg : r->total;
+	}
+	return end - off < max ? end - off : max;
+}
+
 /* Move the prefix over segments (and the last packet) already received. */
 static void advance(struct uet_reasm *r)
 {

@@ -38,6 +38,12 @@ void uet_reasm_init(struct uet_reasm *r, uint32_t total);
  * bitmap cannot be allocated (nothing recorded: the packet may come again). */
 int uet_reasm_add(struct uet_reasm *r, uint32_t off, uint32_t len);
 bool uet_reasm_done(const struct uet_reasm *r);
+/* Bytes from off on that have not arrived, max at most: where packets
+ * that go on from off may be put before they are seen (direct placement,
+ * docs/choices.md §2.9). 0 unless off lies on the segment grid, at or
+ * past the prefix, and the tracking is exact (not loose). */
+uint32_t uet_reasm_free(const struct uet_reasm *r, uint32_t off,
+			uint32_t max);
 void uet_reasm_fini(struct uet_reasm *r);
 
 #endif

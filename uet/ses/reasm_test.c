@@ -118,3 +118,52 @@ Test(reasm, last_longer_than_segment_is_off_grid)
 	cr_assert(uet_reasm_done(&r));
 	uet_reasm_fini(&r);
 }
+
+/* uet_reasm_free: the bytes from an offset on the grid that have not
+ * arrived, up to the next that has (or the end, or max). */
+Test(reasm, free_runs_to_what_arrived)
+{
+	struct uet_reasm r;
+
+	uet_reasm_init(&r, 100);
+	cr_assert_eq(uet_reasm_free(&r, 0, 100), 0, "segment not known");
+	cr_assert_eq(uet_reasm_add(&r, 0, 10), 1);
+	cr_assert_eq(uet_reasm_free(&r, 10, 1000), 90);
+	cr_assert_eq(uet_reasm_free(&r, 10, 30), 30);
+	cr_assert_eq(uet_reasm_free(&r, 0, 30), 0, "arrived");
+	cr_assert_eq(uet_reasm_free(&r, 15, 30), 0, "off the grid");
+	cr_assert_eq(uet_reasm_add(&r, 50, 10), 1);	/* a gap: a bitmap */
+	cr_assert_eq(uet_reasm_free(&r, 10, 1000), 40);
+	cr_assert_eq(uet_reasm_free(&r, 50, 1000), 0);
+	cr_assert_eq(uet_reasm_free(&r, 60, 1000), 40);
+	cr_assert_eq(uet_reasm_add(&r, 90, 10), 1);	/* the last */
+	cr_assert_eq(uet_reasm_free(&r, 60, 1000), 30);
+	cr_assert_eq(uet_reasm_free(&r, 90, 1000), 0);
+	cr_assert_eq(uet_reasm_free(&r, 100, 1000), 0, "the end");
+	uet_reasm_fini(&r);
+}
+
+Test(reasm, free_ends_at_a_short_last_packet)
+{
+	struct uet_reasm r;
+
+	uet_reasm_init(&r, 95);
+	cr_assert_eq(uet_reasm_add(&r, 0, 10), 1);
+	cr_assert_eq(uet_reasm_free(&r, 80, 1000), 15);
+	cr_assert_eq(uet_reasm_free(&r, 90, 1000), 5);
+	cr_assert_eq(uet_reasm_add(&r, 90, 5), 1);
+	cr_assert_eq(uet_reasm_free(&r, 80, 1000), 10);
+	uet_reasm_fini(&r);
+}
+
+Test(reasm, free_is_nothing_when_tracking_is_loose)
+{
+	struct uet_reasm r;
+
+	uet_reasm_init(&r, 100);
+	cr_assert_eq(uet_reasm_add(&r, 0, 10), 1);
+	cr_assert_eq(uet_reasm_add(&r, 10, 7), 1);	/* off the grid */
+	cr_assert(r.loose);
+	cr_assert_eq(uet_reasm_free(&r, 20, 1000), 0);
+	uet_reasm_fini(&r);
+}

@@ -95,7 +95,9 @@ void uet_rx_scatter(struct uet_ses_recv *r, size_t pos, const uint8_t *src,
 		n = r->iov[i].len - pos;
 		if (n > len)
 			n = len;
-		memcpy((uint8_t *)r->iov[i].base + pos, src, n);
+		/* already there: placed by the port (uet/net.h) */
+		if ((uint8_t *)r->iov[i].base + pos != src)
+			memcpy((uint8_t *)r->iov[i].base + pos, src, n);
 		src += n;
 		len -= n;
 		pos = 0;
@@ -117,7 +119,7 @@ static size_t in_place(struct uet_ses_inmsg *in, uint32_t off,
 		uet_rx_scatter(in->recv, in->base + off, data, n);
 		return n;
 	}
-	if (len)
+	if (len && in->buf + off != data)
 		memcpy(in->buf + off, data, len);
 	return len;
 }

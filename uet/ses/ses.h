@@ -128,6 +128,18 @@ size_t uet_ses_rx_left(const struct uet_ses *ses);
  * headers, at most the 14-bit payload_length limit. */
 size_t uet_ses_payload_max(const struct uet_ses *ses);
 
+struct uet_pdc_ref;
+
+/* Direct placement (place.c): where [off, off + *len) of message msg_id
+ * of pdc may go before it arrives, *len cut to the bytes that have not
+ * arrived, lie in one piece and may still be written (whole packets of
+ * seg bytes, the sender's size, but the message's last). ret: read data
+ * at the initiator (msg_id the read's); else a send of opcode into the
+ * receive that took it at the target. Returns 1 with *dst set, or 0. */
+int uet_ses_place(const struct uet_pdc_ref *pdc, bool ret, uint16_t msg_id,
+		  uint8_t opcode, uint32_t off, uint32_t seg, uint32_t *len,
+		  uint8_t **dst);
+
 /* Memory regions (uet_fep_mr_reg / uet_fep_mr_dereg): see fep.h for the
  * rules and codes. A region may be deregistered at any time; reads
  * already being answered from it send zeros with RC_BAD_MKEY from then

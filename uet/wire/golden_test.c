@@ -1323,6 +1323,61 @@ Test(golden, packets)
 	}
 }
 
+/* uet_pkt_decode_sg: every packet vector with its payload in memory of
+ * its own decodes as it does whole, the payload where it lies; headers
+ * given with a byte too many, or TSS, are refused. */
+Test(golden, packets_apart)
+{
+	struct uet_pkt want, got;
+	char why[200];
+	uint8_t *buf, *pay;
+	size_t i, len, plen;
+	int n;
+
+	for (i = 0; i < wt_npkts; i++) {
+		const struct wt_pkt *k = &wt_pkts[i];
+
+		wt_pkt_build(k, &buf, &len, &want);
+		if (k->flags & UET_PKT_ENTROPY) {
+			free(buf);
+			continue;
+		}
+		plen = len - want.hdr_len;
+		pay = malloc(plen + 1);
+		cr_assert_not_null(pay);
+		memcpy(pay, buf + want.hdr_len, plen);
+		memset(&got, 0, sizeof(got));
+		n = uet_pkt_decode_sg(&got, buf, want.hdr_len, pay, plen);
+		if (want.has_tss) {
+			cr_expect_eq(n, UET_ERR_WIRE_TYPE, "%s: TSS apart",
+				     k->name);
+		} else {
+			cr_expect_eq(n, (int)want.hdr_len,
+				     "%s: decode apart returned %d (%s)",
+				     k->name, n, uet_err_str(n));
+			if (n == (int)want.hdr_len) {
+				want.payload = pay;
+				cr_expect(wt_cmp_pkt(&got, &want, why,
+						     sizeof(why)),
+					  "%s: decode apart: %s", k->name, why);
+				cr_expect(got.payload == pay &&
+					  got.payload_len == plen,
+					  "%s: payload", k->name);
+			}
+			if (plen) {
+				memset(&got, 0, sizeof(got));
+				cr_expect_lt(uet_pkt_decode_sg(&got, buf,
+						want.hdr_len + 1, pay + 1,
+						plen - 1), 0,
+					     "%s: a header byte too many",
+					     k->name);
+			}
+		}
+		free(pay);
+		free(buf);
+	}
+}
+
 /* Regenerates fuzz/corpus from the packet vectors:
  *   UET_WIRE_WRITE_CORPUS=$srcdir/fuzz/corpus uet/wire/wire_test \
  *	--filter 'golden/write_corpus'

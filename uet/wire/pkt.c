@@ -103,6 +103,33 @@ int uet_pkt_decode_into(struct uet_pkt *p, const uint8_t *buf, size_t len,
 	return off;
 }
 
+int uet_pkt_decode_sg(struct uet_pkt *p, const uint8_t *hdr, size_t hdr_len,
+		      const uint8_t *payload, size_t payload_len)
+{
+	int off, rc;
+
+	if (!hdr_len)
+		return UET_ERR_WIRE_TRUNC;
+	if (hdr[0] >> TYPE_SHIFT == UET_PDS_TYPE_TSS)
+		return UET_ERR_WIRE_TYPE;
+	off = uet_pds_hdr_decode_into(&p->pds, hdr, hdr_len);
+	if (off < 0)
+		return off;
+	rc = ses_decode(p, hdr + off, hdr_len - (size_t)off);
+	if (rc < 0)
+		return rc;
+	off += rc;
+	if ((size_t)off != hdr_len)
+		return UET_ERR_WIRE_LENGTH;
+	rc = payload_check(p, payload_len);
+	if (rc)
+		return rc;
+	p->hdr_len = hdr_len;
+	p->payload = payload;
+	p->payload_len = payload_len;
+	return off;
+}
+
 int uet_pkt_decode(struct uet_pkt *p, const uint8_t *buf, size_t len,
 		   unsigned flags)
 {
