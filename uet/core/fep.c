@@ -388,10 +388,29 @@ static int fep_rx_result(int rc)
 	return rc;
 }
 
+/* A packet in the clear, inside the call: pkt[0 .. len), or with apart
+ * its headers there and its payload_len bytes of payload at payload. */
+static int fep_rx_clear(struct uet_fep *fep, const struct uet_pkt_info *pi,
+			const uint8_t *pkt, size_t len, bool apart,
+			const uint8_t *payload, size_t payload_len,
+			uet_time now)
+{
+	struct uet_pkt p;
+	int rc;
+
+	if (pi->trimmed) {
+		fep->hint.valid = false;
+		return uet_pds_rx_trimmed(fep->pds, pi, pkt, len, now);
+	}
+	memset(&p, 0, sizeof(p));
+	rc = apart ? uet_pkt_decode_sg(&p, pkt, len, payload, payload_len) :
+		     uet_pkt_decode_into(&p, pkt, len, 0);
+	return fep_rx_decoded(fep, pi, &p, rc, now);
+}
+
 int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		 const uint8_t *pkt, size_t len, uet_time now)
 {
-	struct uet_pkt p;
 	int rc;
 
 	if (!pi || (!pkt && len))
@@ -412,14 +431,7 @@ int uet_fep_recv(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		pkt = fep->tss_buf;
 		len = (size_t)n;
 	}
-	if (pi->trimmed) {
-		fep->hint.valid = false;
-		rc = uet_pds_rx_trimmed(fep->pds, pi, pkt, len, now);
-	} else {
-		memset(&p, 0, sizeof(p));
-		rc = uet_pkt_decode_into(&p, pkt, len, 0);
-		rc = fep_rx_decoded(fep, pi, &p, rc, now);
-	}
+	rc = fep_rx_clear(fep, pi, pkt, len, false, NULL, 0, now);
 	fep_leave(fep);
 	return fep_rx_result(rc);
 }
@@ -428,7 +440,6 @@ int uet_fep_recv_sg(struct uet_fep *fep, const struct uet_pkt_info *pi,
 		    const uint8_t *hdr, size_t hdr_len, const uint8_t *payload,
 		    size_t payload_len, uet_time now)
 {
-	struct uet_pkt p;
 	int rc;
 
 	if (!pi || !hdr || (!payload && payload_len) || fep->tss ||
@@ -437,14 +448,8 @@ int uet_fep_recv_sg(struct uet_fep *fep, const struct uet_pkt_info *pi,
 	fep_enter(fep, now);
 	fep->st.rx_pkts++;
 	fep->st.rx_bytes += hdr_len + payload_len;
-	if (pi->trimmed) {
-		fep->hint.valid = false;
-		rc = uet_pds_rx_trimmed(fep->pds, pi, hdr, hdr_len, now);
-	} else {
-		memset(&p, 0, sizeof(p));
-		rc = uet_pkt_decode_sg(&p, hdr, hdr_len, payload, payload_len);
-		rc = fep_rx_decoded(fep, pi, &p, rc, now);
-	}
+	rc = fep_rx_clear(fep, pi, hdr, hdr_len, true, payload, payload_len,
+			  now);
 	fep_leave(fep);
 	return fep_rx_result(rc);
 }

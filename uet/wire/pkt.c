@@ -58,6 +58,19 @@ static int ses_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* The PDS header and the SES header it names, of a packet in the clear;
+ * returns their length. */
+static int clear_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
+{
+	int rc, off;
+
+	off = uet_pds_hdr_decode_into(&p->pds, buf, len);
+	if (off < 0)
+		return off;
+	rc = ses_decode(p, buf + off, len - (size_t)off);
+	return rc < 0 ? rc : off + rc;
+}
+
 /* Everything after the optional entropy header. */
 static int body_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
 {
@@ -69,13 +82,9 @@ static int body_decode(struct uet_pkt *p, const uint8_t *buf, size_t len)
 		p->has_tss = true;
 		return uet_tss_hdr_decode(&p->tss, buf, len);
 	}
-	off = uet_pds_hdr_decode_into(&p->pds, buf, len);
+	off = clear_decode(p, buf, len);
 	if (off < 0)
 		return off;
-	rc = ses_decode(p, buf + off, len - (size_t)off);
-	if (rc < 0)
-		return rc;
-	off += rc;
 	rc = payload_check(p, len - (size_t)off);
 	return rc ? rc : off;
 }
@@ -112,13 +121,9 @@ int uet_pkt_decode_sg(struct uet_pkt *p, const uint8_t *hdr, size_t hdr_len,
 		return UET_ERR_WIRE_TRUNC;
 	if (hdr[0] >> TYPE_SHIFT == UET_PDS_TYPE_TSS)
 		return UET_ERR_WIRE_TYPE;
-	off = uet_pds_hdr_decode_into(&p->pds, hdr, hdr_len);
+	off = clear_decode(p, hdr, hdr_len);
 	if (off < 0)
 		return off;
-	rc = ses_decode(p, hdr + off, hdr_len - (size_t)off);
-	if (rc < 0)
-		return rc;
-	off += rc;
 	if ((size_t)off != hdr_len)
 		return UET_ERR_WIRE_LENGTH;
 	rc = payload_check(p, payload_len);
