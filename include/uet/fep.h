@@ -421,6 +421,11 @@ int uet_fep_place(struct uet_fep *fep, unsigned max, struct uet_fep_place *pl);
 bool uet_fep_place_check(const struct uet_fep_place *pl, unsigned k,
 			 const uint8_t *hdr, size_t hdr_len,
 			 size_t payload_len);
+/* That check over the n packets a port's receive by pl returned: true if
+ * every placed one is as planned; else all placed ones are flattened
+ * (each buf holds a whole packet) and it returns false. */
+bool uet_fep_place_settle(const struct uet_fep_place *pl,
+			  struct uet_net_msg *msgs, unsigned n);
 /* The next packet to send: writes it to buf (cap >= cfg.mtu), fills pi
  * (dst, entropy, ecn) and returns its length; 0 when nothing is due. */
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,

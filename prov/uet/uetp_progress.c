@@ -108,29 +108,6 @@ static bool uetp_ep_place(struct uetp_ep *ep, struct uet_fep_place *pl)
 	return true;
 }
 
-/* The placed packets of a batch are what pl said, or all of them are
- * put back together before any is used: a packet's bytes may lie where
- * another one belongs. */
-static void uetp_ep_place_check(struct uetp_ep *ep,
-				const struct uet_fep_place *pl,
-				struct uet_net_msg *msgs, int n)
-{
-	bool ok = true;
-	int i;
-
-	for (i = 0; i < n && ok; i++)
-		if (msgs[i].placed)
-			ok = uet_fep_place_check(pl, msgs[i].placed - 1,
-						 msgs[i].buf, msgs[i].len,
-						 msgs[i].ext_len);
-	if (ok)
-		return;
-	ep->misplaced++;
-	for (i = 0; i < n; i++)
-		if (msgs[i].placed)
-			uet_net_msg_flatten(&msgs[i]);
-}
-
 static void uetp_ep_disarm_timer(struct uetp_ep *ep)
 {
 	struct itimerspec its;
@@ -314,8 +291,11 @@ bool uetp_progress_io(struct uetp_ep *ep, uet_time now)
 		if (n <= 0)
 			break;
 		busy = true;
-		if (plan)
-			uetp_ep_place_check(ep, &pl, ep->rx_msgs, n);
+		/* every placed packet as planned, or all put back together
+		 * before any is used: one's bytes may lie where another's go */
+		if (plan && !uet_fep_place_settle(&pl, ep->rx_msgs,
+						  (unsigned)n))
+			ep->misplaced++;
 		for (int i = 0; i < n; i++) {
 			if (ep->impair)
 				uetp_ep_deliver_impaired(ep, &ep->rx_msgs[i],

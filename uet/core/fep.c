@@ -520,6 +520,24 @@ bool uet_fep_place_check(const struct uet_fep_place *pl, unsigned k,
 	       !(p.req.flags & UET_SES_F_SOM) && p.req.message_offset == off;
 }
 
+bool uet_fep_place_settle(const struct uet_fep_place *pl,
+			  struct uet_net_msg *msgs, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (msgs[i].placed &&
+		    !uet_fep_place_check(pl, msgs[i].placed - 1, msgs[i].buf,
+					 msgs[i].len, msgs[i].ext_len))
+			break;
+	if (i == n)
+		return true;
+	for (i = 0; i < n; i++)
+		if (msgs[i].placed)
+			uet_net_msg_flatten(&msgs[i]);
+	return false;
+}
+
 ssize_t uet_fep_poll_tx(struct uet_fep *fep, struct uet_pkt_info *pi,
 			uint8_t *buf, size_t cap, uet_time now)
 {

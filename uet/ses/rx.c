@@ -119,7 +119,7 @@ static size_t in_place(struct uet_ses_inmsg *in, uint32_t off,
 		uet_rx_scatter(in->recv, in->base + off, data, n);
 		return n;
 	}
-	if (len && in->buf + off != data)
+	if (len)
 		memcpy(in->buf + off, data, len);
 	return len;
 }
