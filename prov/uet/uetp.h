@@ -540,6 +540,7 @@ struct uetp_cq_entry {
 	int err;			/* positive FI_E* */
 	int prov_errno;
 	size_t olen;
+	bool has_edata;			/* edata says more than err does */
 	struct uetp_err_data edata;
 };
 

@@ -193,7 +193,7 @@ static ssize_t uetp_cq_readerr(struct fid_cq *cq_fid,
 	bool new_api = !FI_VERSION_LT(cq->domain->api_version,
 				      FI_VERSION(1, 5));
 	struct uetp_cq_entry *e;
-	size_t n;
+	size_t n, elen;
 
 	(void)flags;
 	uetp_lock_acquire(&cq->lock);
@@ -212,17 +212,19 @@ static ssize_t uetp_cq_readerr(struct fid_cq *cq_fid,
 	buf->err = e->err;
 	buf->prov_errno = e->prov_errno;
 	/* fi_cq.3: from 1.5 on the application may supply the err_data
-	 * buffer; before, err_data_size does not exist in its struct */
+	 * buffer; before, err_data_size does not exist in its struct. An
+	 * entry without err_data touches neither buffer: 0 bytes copied. */
+	elen = e->has_edata ? sizeof(e->edata) : 0;
 	if (new_api && buf->err_data_size && buf->err_data) {
-		n = buf->err_data_size < sizeof(e->edata) ?
-		    buf->err_data_size : sizeof(e->edata);
-		memcpy(buf->err_data, &e->edata, n);
+		n = buf->err_data_size < elen ? buf->err_data_size : elen;
+		if (n)
+			memcpy(buf->err_data, &e->edata, n);
 		buf->err_data_size = n;
 	} else {
 		cq->err_data = e->edata;
-		buf->err_data = &cq->err_data;
+		buf->err_data = elen ? &cq->err_data : NULL;
 		if (new_api)
-			buf->err_data_size = sizeof(cq->err_data);
+			buf->err_data_size = elen;
 	}
 	cq->head = (cq->head + 1) % cq->cap;
 	cq->count--;

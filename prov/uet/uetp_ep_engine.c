@@ -150,6 +150,7 @@ static void uetp_ep_complete_remote(struct uetp_ep *ep,
 		e.is_err = true;
 		e.err = -uetp_errno(c->err);
 		e.prov_errno = uetp_errno_prov(c->err, c->prov_errno);
+		e.has_edata = true;
 		e.edata.uet_err = c->err;
 		e.edata.prov_errno = e.prov_errno;
 	}
@@ -205,6 +206,9 @@ void uetp_ep_complete_req(struct uetp_ep *ep, struct uetp_req *req,
 		e.err = -uetp_comp_errno(req, c);
 		e.prov_errno = uetp_errno_prov(c->err, c->prov_errno);
 		e.olen = c->olen;
+		/* A local cancel names no peer and no UET code: its err says
+		 * it all, and err_data stays empty (fi_cq.3: 0 bytes). */
+		e.has_edata = c->err != UET_ERR_CANCELED || c->src.af;
 		e.edata.uet_err = c->err;
 		e.edata.prov_errno = e.prov_errno;
 		if (c->src.af)

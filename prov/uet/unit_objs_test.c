@@ -84,6 +84,7 @@ static void push(struct fid_cq *cq, uintptr_t ctx, size_t len, bool err)
 	};
 
 	if (err) {
+		e.has_edata = true;
 		e.edata.uet_err = UET_ERR_TRUNC;
 		e.edata.prov_errno = UET_ERR_TRUNC;
 		strcpy(e.edata.peer, "127.0.0.1:9");
@@ -206,6 +207,43 @@ Test(cq, error_entry_blocks_then_readerr)
 	cr_assert_eq(err.err_data, &mine);
 	cr_assert_eq(mine.uet_err, UET_ERR_TRUNC);
 	cr_assert_str_eq(mine.peer, "127.0.0.1:9");
+	fi_close(&cq->fid);
+}
+
+/* A local cancel has no err_data: neither the caller's buffer nor its
+ * size is trusted for it (libfabric's fi_recv_cancel reads the entry
+ * into an uninitialized fi_cq_err_entry). */
+Test(cq, error_entry_without_err_data_copies_nothing)
+{
+	struct fid_cq *cq = cq_new(FI_CQ_FORMAT_TAGGED, 8, FI_WAIT_NONE);
+	struct uetp_cq_entry e = {
+		.op_context = (void *)5,
+		.flags = FI_RECV | FI_MSG,
+		.src = FI_ADDR_NOTAVAIL,
+		.is_err = true,
+		.err = FI_ECANCELED,
+		.prov_errno = UET_ERR_CANCELED,
+	};
+	struct fi_cq_err_entry err;
+	unsigned char mine[8];
+
+	uetp_cq_push(cq_of(cq), &e, false);
+	memset(mine, 0xa5, sizeof(mine));
+	memset(&err, 0, sizeof(err));
+	err.err_data = mine;
+	err.err_data_size = 1u << 30;	/* larger than the buffer */
+	cr_assert_eq(fi_cq_readerr(cq, &err, 0), 1);
+	cr_assert_eq(err.err, FI_ECANCELED);
+	cr_assert_eq(err.op_context, (void *)5);
+	cr_assert_eq(err.err_data_size, 0);
+	for (size_t i = 0; i < sizeof(mine); i++)
+		cr_assert_eq(mine[i], 0xa5);
+
+	uetp_cq_push(cq_of(cq), &e, false);
+	memset(&err, 0, sizeof(err));
+	cr_assert_eq(fi_cq_readerr(cq, &err, 0), 1);
+	cr_assert_null(err.err_data);
+	cr_assert_eq(err.err_data_size, 0);
 	fi_close(&cq->fid);
 }
 
