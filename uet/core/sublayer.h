@@ -44,10 +44,15 @@ struct uet_ses_pkt {
 					 * (UET_OPF_COMPLETION) when the
 					 * ACK comes, not at post
 					 * (UET_OPF_INJECT) */
+	uint8_t queued;			/* at its end: how many messages are
+					 * queued behind it, 255 at most (each
+					 * a packet at least, an empty one
+					 * too; in the padding: the resend
+					 * ring's entries stay 64 bytes) */
 	uint32_t left;			/* payload bytes SES still has for the
 					 * peer after this packet: the rest of
-					 * the message, at its end the messages
-					 * queued behind it (RCCC's backlog) */
+					 * the message, at its end those
+					 * messages' (RCCC's backlog) */
 };
 
 /* A PDC as SES sees it: stable for the PDC's life. */

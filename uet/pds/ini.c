@@ -1403,22 +1403,27 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
  * data packet had (the largest, 112 bytes, before the first). Exact for
  * the rest of a message, and it must not be more: the target grants up
  * to the largest credit target it heard (../pds/rcp.c), so an excess is
- * credit paced out to a sender that has nothing left to send. Messages
- * queued behind this one cost a header more each, which the next
- * packet's target adds. */
+ * credit paced out to a sender that has nothing left to send. msgs
+ * messages hold those bytes: each takes a packet at least, an empty one
+ * too (counted as none, an empty message queued behind the last packet
+ * of another found less than a packet of credit left and never asked
+ * for more); a message queued behind costs a header more each, which
+ * the next packet's target adds. */
 static int64_t ini_nominal(const struct uet_pds *pds,
-			   const struct uet_pdc *pdc, uint32_t bytes)
+			   const struct uet_pdc *pdc, uint32_t bytes,
+			   uint32_t msgs)
 {
 	uint32_t hdr = pdc->tx_hdr ? pdc->tx_hdr : 112;
 	uint32_t per = pdc->tx_full;
 	size_t mtu = uet_fep_config_mtu_to(&pds->cfg, &pdc->ref.peer);
+	uint64_t pkts;
 
 	if (!per)
 		per = mtu > hdr + 16 ? (uint32_t)(mtu - hdr) : 16;
-	if (!bytes)
-		return 0;
-	return (int64_t)bytes + (int64_t)((bytes + per - 1) / per) *
-				UET_CCC_NOMINAL(hdr);
+	pkts = ((uint64_t)bytes + per - 1) / per;
+	if (pkts < msgs)
+		pkts = msgs;
+	return (int64_t)bytes + (int64_t)pkts * UET_CCC_NOMINAL(hdr);
 }
 
 void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
@@ -1436,6 +1441,7 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 {
 	struct uet_ses_pkt pkt;
 	struct uet_rtb_ent *e;
+	uint32_t rest;		/* messages with packets after this one */
 	ssize_t n;
 
 	memset(&pkt, 0, sizeof(pkt));
@@ -1453,15 +1459,17 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 	/* RCCC: the request asks for what is left, this packet included */
 	if (!pkt.eom && pkt.len)
 		pdc->tx_full = (uint16_t)pkt.len;
+	rest = pkt.queued + !pkt.eom;
 	if (pdc->ref.initiator)
 		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pdc, pkt.left +
-							   pkt.len), now);
+							   pkt.len, rest + 1),
+				    now);
 	n = ini_emit(pds, pdc, pdc->rtb.next - 1, pi, buf, cap, now);
 	if (n > (ssize_t)pkt.len)
 		pdc->tx_hdr = (uint16_t)(n - (ssize_t)pkt.len);
 	if (pdc->ref.initiator)
-		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pdc, pkt.left),
-				    now);
+		uet_ccc_set_backlog(pdc->ccc, ini_nominal(pds, pdc, pkt.left,
+							   rest), now);
 	if (n < 0) {
 		/* SES could not write its own packet: nothing will. */
 		uet_pdc_fail(pds, pdc, UET_NACK_UNEXP_EVENT);

@@ -200,6 +200,61 @@ Test(fep, message_under_nscc_rccc)
 	message_under(UET_CCA_NSCC_RCCC);
 }
 
+/* A message without payload still needs a packet's credit under RCCC.
+ * Queued behind others, it must be counted in the credit they ask for:
+ * the grants cover the data asked for and no more, so a message that
+ * added no bytes to the backlog found less than a packet of credit left
+ * and never asked (an MPI barrier after a transfer hung). Sends of
+ * 1 MiB, 1000 B (into a 100-byte receive) and none, posted at once. */
+static void empty_after(uint8_t cca)
+{
+	static const size_t sizes[] = { 1u << 20, 1000, 0, 0, 1u << 16, 0 };
+	struct uet_fep_config cfg[2];
+	size_t len = 1u << 20, i;
+	uint8_t *src = pattern(len, 5), *dst = calloc(6, len);
+	struct want w = { 6, 6 };
+	int ctx[2][6];
+
+	for (i = 0; i < 2; i++) {
+		node_cfg(&cfg[i], (unsigned)i);
+		cfg[i].cca = cca;
+		cfg[i].link_bps = 10000000000ull;
+		cfg[i].base_rtt = 40 * UET_USEC;
+	}
+	start_cfgs(cfg, 3);
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(post(1, UET_OP_RECV, dst + i * len,
+				  sizes[i] == 1000 ? 100 : len, 0, 0, 0,
+				  &ctx[1][i]), 0);
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(post(0, UET_OP_SEND, src, sizes[i], 0, 0, 0,
+				  &ctx[0][i]), 0);
+	cr_assert(uet_harness_run(&H, have_all, &w, H.now + UET_SEC),
+		  "cca %u: %zu of 6 sends, %zu of 6 receives done", cca,
+		  R.n[0], R.n[1]);
+	for (i = 0; i < 6; i++) {
+		cr_assert_eq(find(0, &ctx[0][i])->err, 0);
+		cr_assert_eq(find(1, &ctx[1][i])->err,
+			     sizes[i] == 1000 ? UET_ERR_TRUNC : 0);
+		cr_assert_eq(find(1, &ctx[1][i])->len,
+			     sizes[i] == 1000 ? 100 : sizes[i]);
+	}
+	cr_assert(!memcmp(src, dst, len));
+	cr_assert(!memcmp(src, dst + 4 * len, 1u << 16));
+	free(src);
+	free(dst);
+}
+
+Test(fep, empty_message_under_rccc)
+{
+	empty_after(UET_CCA_RCCC);
+}
+
+Test(fep, empty_message_under_nscc_rccc)
+{
+	empty_after(UET_CCA_NSCC_RCCC);
+}
+
 /* Eight messages of mixed sizes over a lossy, duplicating, reordering
  * link; half arrive before their receives. Wildcard receives must get them
  * in send order (FI_ORDER_SAS). */

@@ -517,14 +517,17 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 	}
 }
 
-/* Payload bytes of the messages waiting for peer (once per message). */
-static uint32_t msg_queued(const struct uet_ses *ses,
-			  const struct uet_addr *peer)
+/* The messages waiting for peer: their payload bytes in pkt->left, how
+ * many in pkt->queued. */
+static void msg_queued(const struct uet_ses *ses, const struct uet_addr *peer,
+		       struct uet_ses_pkt *pkt)
 {
 	const struct uet_ses_peer *q = uet_pending_peer(ses, peer);
 	uint64_t n = q ? q->bytes : 0;
 
-	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	pkt->left = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	pkt->queued = !q ? 0 : q->msgs > UINT8_MAX ? UINT8_MAX :
+		      (uint8_t)q->msgs;
 }
 
 int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
@@ -575,7 +578,7 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 	if (pkt->eom) {
 		m->all_sent = true;
 		ps->cur = NULL;
-		pkt->left = msg_queued(ses, &ps->ref->peer);
+		msg_queued(ses, &ps->ref->peer, pkt);
 	}
 	return 1;
 }

@@ -100,8 +100,10 @@ void uet_pending_insert(struct uet_list *at, struct uet_list *pat,
 	uet_list_add(at, &m->link);
 	uet_list_add(pat, &m->plink);
 	m->pq = q;
-	if (!m->cl_mode)
+	if (!m->cl_mode) {
 		q->bytes += m->len;
+		q->msgs++;
+	}
 }
 
 int uet_pending_add(struct uet_ses *ses, struct uet_ses_msg *m)
@@ -126,10 +128,12 @@ void uet_pending_del(struct uet_ses_msg *m)
 		return;
 	uet_list_del(&m->plink);
 	m->pq = NULL;
-	if (m->cl_mode)
+	if (m->cl_mode) {
 		uet_list_del(&m->clink);
-	else
+	} else {
 		q->bytes -= m->len;
+		q->msgs--;
+	}
 }
 
 void uet_pending_sweep(struct uet_ses *ses)

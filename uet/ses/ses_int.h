@@ -114,9 +114,11 @@ struct uet_ses_msg {
 struct uet_ses_peer {
 	struct uet_ses_peer *next;	/* hash chain */
 	struct uet_addr addr;
+	uint32_t msgs;			/* its messages for a PDC (not
+					 * connectionless ones): a packet each
+					 * at least, payload or not */
 	struct uet_list pending;	/* uet_ses_msg.plink */
-	uint64_t bytes;			/* payload of its messages for a PDC
-					 * (not connectionless ones) */
+	uint64_t bytes;			/* ... their payload */
 };
 
 /* A posted receive, from its receive context's pool. */
