@@ -5,7 +5,7 @@ set -e
 pkgs="build-essential autoconf automake libtool pkg-config
       libfabric-dev libfabric-bin libpcap-dev libcriterion-dev libssl-dev
       tshark clang iproute2 python3 qemu-system-x86 busybox-static
-      gnuplot-nox"
+      gnuplot-nox openmpi-bin libopenmpi-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "ok installed" ||
