@@ -72,6 +72,22 @@ static unsigned char *xmalloc(size_t n)
 	return p;
 }
 
+/* Receive n bytes from `from` with tag into b (cleared first) and check
+ * the count and every byte. */
+static void recv_check(unsigned char *b, size_t n, int from, int tag,
+		       const char *what)
+{
+	MPI_Status st;
+	int cnt;
+
+	memset(b, 0, n);
+	MPI_Recv(b, (int)n, MPI_BYTE, from, tag, MPI_COMM_WORLD, &st);
+	MPI_Get_count(&st, MPI_BYTE, &cnt);
+	CHECK((size_t)cnt == n, "%s %zu: count %d", what, n, cnt);
+	CHECK(verify(b, n, from, tag) == n, "%s %zu: byte %zu wrong", what, n,
+	      verify(b, n, from, tag));
+}
+
 /* Rank 0 and rank 1 bounce each size both ways; the sizes sit around
  * uet's inject size (4 KiB), its 14-bit packet payload (16383), a
  * 1500-byte packet, and the large-message path. */
@@ -84,36 +100,19 @@ static void pingpong(void)
 	size_t max = 4194305;
 	unsigned char *b = xmalloc(max);
 
-	for (size_t k = 0; rank < 2 && k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+	for (size_t k = 0; rank < 2 && k < sizeof(sizes) / sizeof(sizes[0]);
+	     k++) {
 		size_t n = sizes[k];
 		int tag = (int)k;
-		MPI_Status st;
-		int cnt;
 
 		for (int rep = 0; rep < 3; rep++) {
 			if (rank == 0) {
 				fill(b, n, 0, tag);
 				MPI_Send(b, (int)n, MPI_BYTE, 1, tag,
 					 MPI_COMM_WORLD);
-				memset(b, 0, n);
-				MPI_Recv(b, (int)n, MPI_BYTE, 1, tag,
-					 MPI_COMM_WORLD, &st);
-				MPI_Get_count(&st, MPI_BYTE, &cnt);
-				CHECK((size_t)cnt == n, "pong %zu: count %d",
-				      n, cnt);
-				CHECK(verify(b, n, 1, tag) == n,
-				      "pong %zu: byte %zu wrong", n,
-				      verify(b, n, 1, tag));
+				recv_check(b, n, 1, tag, "pong");
 			} else {
-				memset(b, 0, n);
-				MPI_Recv(b, (int)n, MPI_BYTE, 0, tag,
-					 MPI_COMM_WORLD, &st);
-				MPI_Get_count(&st, MPI_BYTE, &cnt);
-				CHECK((size_t)cnt == n, "ping %zu: count %d",
-				      n, cnt);
-				CHECK(verify(b, n, 0, tag) == n,
-				      "ping %zu: byte %zu wrong", n,
-				      verify(b, n, 0, tag));
+				recv_check(b, n, 0, tag, "ping");
 				fill(b, n, 1, tag);
 				MPI_Send(b, (int)n, MPI_BYTE, 0, tag,
 					 MPI_COMM_WORLD);
