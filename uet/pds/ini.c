@@ -1403,12 +1403,12 @@ ssize_t uet_ini_poll_retx(struct uet_pds *pds, struct uet_pdc *pdc,
  * data packet had (the largest, 112 bytes, before the first). Exact for
  * the rest of a message, and it must not be more: the target grants up
  * to the largest credit target it heard (../pds/rcp.c), so an excess is
- * credit paced out to a sender that has nothing left to send. msgs
- * messages hold those bytes: each takes a packet at least, an empty one
- * too (counted as none, an empty message queued behind the last packet
- * of another found less than a packet of credit left and never asked
- * for more); a message queued behind costs a header more each, which
- * the next packet's target adds. */
+ * credit paced out to a sender that has nothing left to send. The
+ * bytes are msgs messages', and each takes a packet at least, an empty
+ * one too: counted as nothing, an empty message queued behind another's
+ * last packet found less than a packet of credit left and never asked
+ * for one. The headers messages cost beyond that count the next
+ * packet's target adds. */
 static int64_t ini_nominal(const struct uet_pds *pds,
 			   const struct uet_pdc *pdc, uint32_t bytes,
 			   uint32_t msgs)
