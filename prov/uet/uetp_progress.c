@@ -1,7 +1,7 @@
 /* THE I/O loop (docs/architecture.md §4): the only place that moves packets
  * between the UDP port and the engine.
  *
- *   now = uetp_now() -> batch recv -> uet_fep_recv each
+ *   batch recv -> now = uetp_now() -> uet_fep_recv each
  *   -> uet_fep_handle_timeout if due -> uet_fep_poll_tx into a batch
  *   until 0 -> send
  *
@@ -291,6 +291,10 @@ bool uetp_progress_io(struct uetp_ep *ep, uet_time now)
 		if (n <= 0)
 			break;
 		busy = true;
+		/* Stamped after the receive, never before: an ACK's service
+		 * time runs from here, and an early stamp (a round after a
+		 * slow one) made senders' RTT samples too small. */
+		now = uetp_now();
 		/* every placed packet as planned, or all put back together
 		 * before any is used: one's bytes may lie where another's go */
 		if (plan && !uet_fep_place_settle(&pl, ep->rx_msgs,

@@ -84,3 +84,71 @@ Test(port, failure_reaches_the_eq)
 	cr_assert_eq(fi_close(&P.eq->fid), 0);
 	uetp_test_pair_close(&P.p);
 }
+
+/* A receive that takes 1 ms of the fake clock and brings a full batch of
+ * junk (dropped and counted), so that the loop receives again; the
+ * second call records the time it was given. */
+static uet_time slow_returned, slow_given;
+static int slow_calls;
+
+static int slow_recv(struct uet_net *net, struct uet_net_msg *m, unsigned n,
+		     uet_time now)
+{
+	(void)net;
+	if (slow_calls++) {
+		if (slow_calls == 2)
+			slow_given = now;
+		return 0;
+	}
+	uetp_tnet.now += UET_MSEC;
+	for (unsigned i = 0; i < n; i++) {
+		m[i].len = 1;
+		m[i].buf[0] = 0xff;
+		m[i].ext_len = 0;
+		m[i].placed = 0;
+	}
+	slow_returned = uetp_tnet.now;
+	return (int)n;
+}
+
+/* What a receive brings is stamped after it, not at the call's start:
+ * the target's ACK_CC service time runs from that stamp, and a stamp
+ * from before the packet came made a sender's RTT sample, less that
+ * service time, read 1 us on a 25 us veth, and NSCC's base RTT and
+ * largest window with it, for the rest of the PDC. */
+Test(port, a_receive_is_stamped_after_it_returns)
+{
+	struct fi_info *h = uetp_test_lo_hints(FI_EP_RDM, FI_MSG);
+	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_CONTEXT };
+	struct fi_av_attr aa = { .type = FI_AV_TABLE };
+	struct fi_cq_entry ce;
+	struct uet_net_ops slow;
+	const struct uet_net_ops *good;
+	struct uetp_ep *ep;
+
+	uetp_test_mem_start(NULL);
+	uetp_test_getinfo(&P.p, h);
+	uetp_test_domain_open(&P.p);
+	cr_assert_eq(fi_endpoint(P.p.domain, P.p.info, &P.ep, NULL), 0);
+	cr_assert_eq(fi_cq_open(P.p.domain, &ca, &P.cq, NULL), 0);
+	cr_assert_eq(fi_av_open(P.p.domain, &aa, &P.av, NULL), 0);
+	cr_assert_eq(fi_ep_bind(P.ep, &P.cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	cr_assert_eq(fi_ep_bind(P.ep, &P.av->fid, 0), 0);
+	cr_assert_eq(fi_enable(P.ep), 0);
+
+	ep = uet_container_of(P.ep, struct uetp_ep, fid);
+	good = ep->net->ops;
+	slow = *good;
+	slow.recv = slow_recv;
+	ep->net->ops = &slow;
+	cr_assert_eq(fi_cq_read(P.cq, &ce, 1), -FI_EAGAIN);
+	ep->net->ops = good;
+	cr_assert_geq(slow_calls, 2);
+	cr_assert_geq(slow_given, slow_returned, "stamped %llu us early",
+		      (unsigned long long)(slow_returned - slow_given) /
+			      UET_USEC);
+	cr_assert_eq(fi_close(&P.ep->fid), 0);
+	cr_assert_eq(fi_close(&P.cq->fid), 0);
+	cr_assert_eq(fi_close(&P.av->fid), 0);
+	uetp_test_pair_close(&P.p);
+}
