@@ -113,9 +113,10 @@ struct uet_cc_ops {
 	const char *name;
 	void (*init)(struct uet_ccc *c, uet_time now);
 	/* A packet of bytes (nominal) goes out; inflight already counts
-	 * it. */
+	 * it. fwd: on a PDC we opened (can_send's sense); false: read
+	 * data going back to the initiator. */
 	void (*on_send)(struct uet_ccc *c, uint32_t bytes, bool retx,
-			uet_time now);
+			bool fwd, uet_time now);
 	void (*on_ack)(struct uet_ccc *c, const struct uet_cc_ack *a);
 	/* A packet came back NACKed; ecn: the NACK had flag M. rtt: a
 	 * sample from it (no service time), or UET_TIME_NONE. */
@@ -227,11 +228,11 @@ static inline void uet_ccc_land(struct uet_ccc *c, uint32_t bytes)
 }
 
 static inline void uet_ccc_on_send(struct uet_ccc *c, uint32_t bytes,
-				   bool retx, uet_time now)
+				   bool retx, bool fwd, uet_time now)
 {
 	c->inflight += bytes;
 	c->inflight_pkts++;
-	c->ops->on_send(c, bytes, retx, now);
+	c->ops->on_send(c, bytes, retx, fwd, now);
 }
 
 void uet_ccc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a);
@@ -254,7 +255,7 @@ bool uet_nscc_probe_answer(struct uet_ccc *c, uint16_t opaque,
 bool uet_nscc_can_send(const struct uet_ccc *c);
 bool uet_nscc_ack_request(const struct uet_ccc *c, uint32_t bytes);
 void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
-		      uet_time now);
+		      bool fwd, uet_time now);
 void uet_nscc_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a);
 void uet_nscc_on_nack(struct uet_ccc *c, uint32_t bytes, enum uet_cc_nack why,
 		      bool ecn, uet_time rtt, uet_time now);

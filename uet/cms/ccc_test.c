@@ -92,7 +92,7 @@ Test(ccc, fixed_window_counts_packets)
 	for (i = 0; i < 8; i++) {
 		cr_assert(uet_ccc_can_send(c, true), "packet %u", i);
 		cr_assert_eq(c->ops->ack_request(c, 100), i == 7);
-		uet_ccc_on_send(c, 100, false, 1000);
+		uet_ccc_on_send(c, 100, false, true, 1000);
 	}
 	cr_assert_not(uet_ccc_can_send(c, true), "window of 8 packets full");
 	c->ops->on_loss(c, 100, 1000, 2000);
@@ -123,7 +123,7 @@ Test(ccc, nscc_window_gates_sending_and_asks_for_acks)
 	unsigned n = 0;
 
 	while (uet_ccc_can_send(c, true)) {
-		uet_ccc_on_send(c, (uint32_t)c->mtu, false, 1000);
+		uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 1000);
 		n++;
 	}
 	cr_assert_eq(n, (unsigned)(c->cwnd / c->mtu));
@@ -146,15 +146,15 @@ Test(ccc, nscc_cuts_on_ecn_with_delay_once_per_rtt)
 	/* Build the average delay up first (EWMA): samples 4 RTT long. */
 	for (i = 0; i < 400; i++)
 		c->nscc.avg_delay += (4 * RTT - c->nscc.avg_delay) / 80;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, 5 * RTT, true, t);
 	w1 = c->cwnd;
 	cr_assert_lt(w1, w0, "multiplicative decrease");
 	cr_assert_geq(w1, w0 / 2, "at most max_md_jump (0.5) at once");
-	uet_ccc_on_send(c, MTU, false, t + RTT / 2);
+	uet_ccc_on_send(c, MTU, false, true, t + RTT / 2);
 	ack(c, MTU, 5 * RTT, true, t + RTT / 2);
 	cr_assert_eq(c->cwnd, w1, "not twice within a base RTT");
-	uet_ccc_on_send(c, MTU, false, t + 2 * RTT);
+	uet_ccc_on_send(c, MTU, false, true, t + 2 * RTT);
 	ack(c, MTU, 5 * RTT, true, t + 2 * RTT);
 	cr_assert_lt(c->cwnd, w1, "again after a base RTT");
 	uet_ccc_table_fini(&tab);
@@ -167,7 +167,7 @@ Test(ccc, nscc_ecn_without_delay_changes_nothing)
 
 	c->nscc.cwnd = c->cwnd = c->cwnd / 2;
 	w = c->cwnd;
-	uet_ccc_on_send(c, MTU, false, 5000);
+	uet_ccc_on_send(c, MTU, false, true, 5000);
 	ack(c, MTU, RTT + RTT / 4, true, 5000);
 	cr_assert_eq(c->cwnd, w, "congestion starting: leave it to spraying");
 	uet_ccc_table_fini(&tab);
@@ -185,14 +185,14 @@ Test(ccc, nscc_grows_when_clear_and_stops_at_max)
 	c->nscc.cwnd = c->cwnd = half;
 	for (i = 0; i < 2000; i++) {
 		t += 100;
-		uet_ccc_on_send(c, MTU, false, t);
+		uet_ccc_on_send(c, MTU, false, true, t);
 		ack(c, MTU, RTT + RTT / 4, false, t);
 	}
 	cr_assert_gt(c->cwnd, half, "proportional increase");
 	cr_assert_leq(c->cwnd, c->nscc.max_wnd);
 	for (i = 0; i < 20000; i++) {
 		t += 100;
-		uet_ccc_on_send(c, MTU, false, t);
+		uet_ccc_on_send(c, MTU, false, true, t);
 		ack(c, MTU, RTT, false, t);
 	}
 	cr_assert_eq(c->cwnd, c->nscc.max_wnd, "capped at max_wnd");
@@ -211,7 +211,7 @@ Test(ccc, nscc_fair_increase_above_target)
 	w = c->cwnd;
 	for (i = 0; i < 64; i++) {
 		t += 100;
-		uet_ccc_on_send(c, MTU, false, t);
+		uet_ccc_on_send(c, MTU, false, true, t);
 		ack(c, MTU, 2 * RTT + RTT / 2, false, t);
 	}
 	cr_assert_gt(c->cwnd, w);
@@ -223,7 +223,7 @@ Test(ccc, nscc_smaller_rtt_lowers_base_and_max_window)
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
 	int64_t m = c->nscc.max_wnd;
 
-	uet_ccc_on_send(c, MTU, false, 1000);
+	uet_ccc_on_send(c, MTU, false, true, 1000);
 	ack(c, MTU, RTT / 2, false, 2000);
 	cr_assert_eq(c->nscc.base_rtt, RTT / 2);
 	cr_assert_eq(c->nscc.max_wnd, m / 2);
@@ -304,7 +304,7 @@ Test(ccc, nscc_window_below_two_packets_is_paced)
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.avg_delay = c->nscc.last_delay = RTT / 8;
 	cr_assert(uet_ccc_can_send(c, true));
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 5000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 5000);
 	gap = (double)(RTT + RTT / 8) * (double)c->mtu / (double)w;
 	cr_assert(uet_ccc_pace_at(c) >= 5000 + (uet_time)(0.7 * gap) &&
 		  uet_ccc_pace_at(c) <= 5000 + (uet_time)(1.3 * gap),
@@ -317,19 +317,19 @@ Test(ccc, nscc_window_below_two_packets_is_paced)
 	cr_assert(uet_ccc_can_send(c, true));
 	/* 1.5 packets: a second one in flight once paced, not a third */
 	c->nscc.cwnd = c->cwnd = c->mtu + c->mtu / 2;
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 6000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 6000);
 	cr_assert_neq(uet_ccc_pace_at(c), UET_TIME_NONE);
 	cr_assert_not(uet_ccc_can_send(c, true), "paced");
 	uet_ccc_pace_over(c);
 	cr_assert(uet_ccc_can_send(c, true), "a second packet");
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 7000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 7000);
 	uet_ccc_pace_over(c);
 	cr_assert_not(uet_ccc_can_send(c, true), "not a third");
 	uet_ccc_land(c, (uint32_t)c->mtu);
 	uet_ccc_land(c, (uint32_t)c->mtu);
 	/* two packets or more: the window alone, not paced */
 	c->nscc.cwnd = c->cwnd = 2 * c->mtu;
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 8000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 8000);
 	cr_assert_eq(uet_ccc_pace_at(c), UET_TIME_NONE);
 	cr_assert(uet_ccc_can_send(c, true));
 	uet_ccc_table_fini(&tab);
@@ -348,7 +348,7 @@ static void pace_gaps(const struct uet_addr *peer, uet_time *gap, size_t n)
 	c->nscc.cwnd = c->cwnd = c->mtu / 2;
 	c->nscc.avg_delay = c->nscc.last_delay = 0;
 	for (i = 0; i < n; i++) {
-		uet_ccc_on_send(c, (uint32_t)c->mtu, false, 2000);
+		uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 2000);
 		gap[i] = uet_ccc_pace_at(c) - 2000;
 		uet_ccc_pace_over(c);
 		uet_ccc_land(c, (uint32_t)c->mtu);
@@ -395,13 +395,13 @@ Test(ccc, nscc_pace_follows_a_quarter_of_the_last_sample)
 
 	c->nscc.cwnd = c->cwnd = c->mtu;
 	c->nscc.avg_delay = c->nscc.last_delay = RTT / 4;
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 2000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 2000);
 	lo = uet_ccc_pace_at(c) - 2000;
 	uet_ccc_pace_over(c);
 	uet_ccc_land(c, (uint32_t)c->mtu);
 	c->rng = rng;			/* the same jitter */
 	c->nscc.last_delay = RTT / 4 + 2 * RTT;
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 2000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 2000);
 	hi = uet_ccc_pace_at(c) - 2000;
 	cr_assert_gt(hi, lo);
 	cr_assert_leq(hi - lo, (uet_time)(0.5 * 1.3 * (double)RTT) + 1,
@@ -418,7 +418,7 @@ static int64_t grow_once(int64_t w)
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
 
 	c->nscc.cwnd = c->cwnd = w;
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 5000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 5000);
 	ack(c, (uint32_t)c->mtu, RTT + RTT / 8, false, 5000 + 2 * RTT);
 	w = c->cwnd - w;
 	uet_ccc_table_fini(&tab);
@@ -450,7 +450,7 @@ Test(ccc, nscc_ack_without_sample_uses_the_average)
 	c->nscc.cwnd = c->cwnd = half;
 	for (i = 0; i < 64; i++) {
 		t += 100;
-		uet_ccc_on_send(c, MTU, true, t);
+		uet_ccc_on_send(c, MTU, true, true, t);
 		ack(c, MTU, UET_TIME_NONE, false, t);
 	}
 	cr_assert_gt(c->cwnd, half, "average delay 0: proportional increase");
@@ -468,7 +468,7 @@ Test(ccc, nscc_target_rises_as_the_window_shrinks)
 
 	for (w = c->nscc.max_wnd; w >= c->nscc.min_wnd; w /= 2) {
 		c->nscc.cwnd = c->cwnd = w;
-		uet_ccc_on_send(c, MTU, false, 2000);
+		uet_ccc_on_send(c, MTU, false, true, 2000);
 		ack(c, MTU, RTT, true, 2000);	/* no change: ECN, no delay */
 		tq = c->nscc.tq;
 		cr_assert_geq(tq, prev, "window %ld", (long)w);
@@ -542,7 +542,7 @@ Test(ccc, nscc_destination_flow_control)
 	unsigned i;
 
 	for (i = 0; i < 10; i++)
-		uet_ccc_on_send(c, MTU, false, 1000);
+		uet_ccc_on_send(c, MTU, false, true, 1000);
 	uet_ccc_on_ack(c, &a);
 	cr_assert_eq(c->cwnd, 10 * MTU - MTU / 2,
 		     "the flight, less 64/128 of the bytes");
@@ -583,7 +583,7 @@ Test(ccc, nscc_small_window_cuts_a_third)
 
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.avg_delay = 4 * RTT;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, 5 * RTT, true, t);
 	avg = (double)c->nscc.avg_delay;
 	full = (int64_t)((double)w * (1.0 - 0.4 * (avg -
@@ -607,7 +607,7 @@ Test(ccc, nscc_small_window_rises_by_little_until_drained)
 
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.fast_delay = c->nscc.avg_delay = RTT;	/* standing queue */
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + RTT / 8, false, t);	/* under target, clear */
 	cr_assert_gt(c->cwnd, w, "it grows");
 	cr_assert_leq(c->cwnd, w + w / 100, "by 1%% at most: %ld",
@@ -615,7 +615,7 @@ Test(ccc, nscc_small_window_rises_by_little_until_drained)
 	uet_ccc_table_fini(&tab);
 	c = open_cc(UET_CCA_NSCC, true);
 	c->nscc.cwnd = c->cwnd = w;		/* the queue drained */
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + RTT / 8, false, t);
 	cr_assert_gt(c->cwnd, w + w / 50, "drained: more than 2%%");
 	uet_ccc_table_fini(&tab);
@@ -634,7 +634,7 @@ static int64_t nscc_growth_at(uint64_t link, int64_t w, bool fast, uet_time t,
 		c->nscc.increase_mode = true;
 	else
 		c->nscc.fast_delay = c->nscc.avg_delay = RTT;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + delay, false, t);
 	w = c->cwnd - w;
 	uet_ccc_table_fini(&tab);
@@ -680,10 +680,10 @@ static int64_t rise_after(uet_time gap)
 
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.fast_delay = c->nscc.avg_delay = RTT;	/* standing queue */
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + RTT / 8, true, t);		/* no change */
 	w = c->cwnd;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + RTT / 8, false, t + gap);	/* clear */
 	w = c->cwnd - w;
 	uet_ccc_table_fini(&tab);
@@ -719,10 +719,10 @@ static int64_t rise_under(int64_t w, uet_time fast, uet_time gap,
 
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.fast_delay = c->nscc.avg_delay = fast;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + fast, true, t);		/* no change */
 	w = c->cwnd;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, RTT + fast, false, t + gap);	/* clear */
 	*tq = c->nscc.tq;
 	w = c->cwnd - w;
@@ -788,7 +788,7 @@ Test(ccc, nscc_decrease_below_a_packet_reads_the_quick_average)
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.avg_delay = 0;			/* the slow average lags */
 	c->nscc.fast_delay = 3 * RTT;		/* the queue is full */
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, 4 * RTT, true, t);
 	cr_assert_lt(c->cwnd, w, "cut");
 	uet_ccc_table_fini(&tab);
@@ -797,7 +797,7 @@ Test(ccc, nscc_decrease_below_a_packet_reads_the_quick_average)
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.avg_delay = 0;
 	c->nscc.fast_delay = 3 * RTT;
-	uet_ccc_on_send(c, MTU, false, t);
+	uet_ccc_on_send(c, MTU, false, true, t);
 	ack(c, MTU, 4 * RTT, true, t);
 	cr_assert_eq(c->cwnd, w, "the average: below target, no cut");
 	cr_assert_leq(c->cwnd, w + w / 2, "but 50%% at most");
@@ -815,7 +815,7 @@ Test(ccc, nscc_small_window_takes_flow_control_in_full)
 
 	c->nscc.cwnd = c->cwnd = 3 * MTU;
 	for (i = 0; i < 3; i++)
-		uet_ccc_on_send(c, MTU, false, 1000);
+		uet_ccc_on_send(c, MTU, false, true, 1000);
 	uet_ccc_on_ack(c, &a);
 	cr_assert_eq(c->cwnd, 3 * MTU - MTU / 2);
 	a.pend = 0;
@@ -833,7 +833,7 @@ Test(ccc, info_lists_each_peer_once)
 	struct uet_addr peer = c->peer;
 	struct uet_cc_info info[4];
 
-	uet_ccc_on_send(c, MTU, false, 1000);
+	uet_ccc_on_send(c, MTU, false, true, 1000);
 	ack(c, MTU, RTT, true, 2000);
 	cr_assert_eq(uet_ccc_table_info(&tab, info, 4), 1);
 	cr_assert_str_eq(info[0].algo, "nscc");
@@ -860,8 +860,8 @@ Test(ccc, rccc_credit_accounting)
 
 	cr_assert_eq(spec, BDP / 2, "speculative half a BDP");
 	cr_assert(uet_ccc_credit_paced(c));
-	uet_ccc_on_send(c, MTU, false, 1000);
-	uet_ccc_on_send(c, MTU, false, 1000);
+	uet_ccc_on_send(c, MTU, false, true, 1000);
+	uet_ccc_on_send(c, MTU, false, true, 1000);
 	cr_assert_eq(c->rccc.credit, spec - 2 * MTU);
 	uet_ccc_set_backlog(c, 10 * MTU, 1000);
 	t = uet_ccc_credit_target(c);
@@ -912,7 +912,7 @@ Test(ccc, rccc_starvation_is_noticed)
 	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 1000, "never told");
 	c->rccc.told_q = uet_ccc_credit_target(c);
 	cr_assert_eq(uet_ccc_credit_req_at(c, 500), 1500, "after 500");
-	uet_ccc_on_send(c, MTU, false, 1100);
+	uet_ccc_on_send(c, MTU, false, true, 1100);
 	cr_assert_eq(uet_ccc_credit_req_at(c, 500), UET_TIME_NONE,
 		     "a packet in flight");
 	uet_ccc_land(c, MTU);
@@ -929,11 +929,48 @@ Test(ccc, rccc_send_without_credit_runs_no_debt)
 
 	c->rccc.spec = false;
 	c->rccc.credit = 0;
-	uet_ccc_on_send(c, MTU, true, 1000);
+	uet_ccc_on_send(c, MTU, true, true, 1000);
 	cr_assert_eq(c->rccc.credit, 0);
 	c->rccc.credit = 100;
-	uet_ccc_on_send(c, MTU, false, 1000);
+	uet_ccc_on_send(c, MTU, false, true, 1000);
 	cr_assert_eq(c->rccc.credit, 100 - (int64_t)MTU, "the last overdraws");
+	uet_ccc_table_fini(&tab);
+}
+
+/* Read data going back to the initiator is not credit-paced, and spends
+ * none of the forward credit: a reader that also serves reads on the
+ * same CCC overdrew it, and its own requests waited with nothing in
+ * flight to bring a grant. */
+Test(ccc, rccc_return_data_spends_no_credit)
+{
+	static const uint8_t ccas[] = { UET_CCA_RCCC, UET_CCA_NSCC_RCCC };
+
+	for (size_t i = 0; i < sizeof(ccas); i++) {
+		struct uet_ccc *c = open_cc(ccas[i], true);
+		int64_t held = c->rccc.credit;
+
+		uet_ccc_set_backlog(c, 4 * MTU, 1000);
+		uet_ccc_on_send(c, MTU, false, false, 1000);
+		uet_ccc_on_send(c, MTU, true, false, 1000);
+		cr_assert_eq(c->rccc.credit, held, "cca %u", ccas[i]);
+		cr_assert_eq(c->inflight, 2 * MTU, "in flight all the same");
+		uet_ccc_on_send(c, MTU, false, true, 1000);
+		cr_assert_eq(c->rccc.credit, held - (int64_t)MTU);
+		uet_ccc_table_fini(&tab);
+	}
+}
+
+/* The speculative start covers a packet even where half a BDP does not
+ * (5 Gb/s x 8 us, 4096-byte packets: 2.5 KB): a PDC opens with its
+ * first packet, and without one nothing was ever sent or asked. */
+Test(ccc, rccc_speculates_a_packet_at_least)
+{
+	struct uet_ccc *c = open_cc_at(UET_CCA_RCCC, true, 5000000000ull);
+
+	cr_assert_lt(c->rccc.max_credit / 3, c->mtu);
+	cr_assert_geq(c->rccc.credit, c->mtu);
+	uet_ccc_set_backlog(c, 4 * MTU, 1000);
+	cr_assert(uet_ccc_can_send(c, true));
 	uet_ccc_table_fini(&tab);
 }
 
@@ -959,7 +996,7 @@ Test(ccc, rccc_a_packet_needs_credit_that_covers_it)
 	uet_ccc_on_credit(c, full_q + 1, 3000);
 	cr_assert(uet_ccc_can_send(c, true));
 	cr_assert_eq(uet_ccc_credit_req_at(c, 500), UET_TIME_NONE);
-	uet_ccc_on_send(c, (uint32_t)c->mtu, false, 3000);
+	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 3000);
 	cr_assert_not(uet_ccc_can_send(c, true), "%lld left",
 		      (long long)c->rccc.credit);
 	uet_ccc_set_backlog(c, c->rccc.credit, 3000);

@@ -11,9 +11,9 @@ static void fixed_init(struct uet_ccc *c, uet_time now)
 }
 
 static void fixed_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
-			  uet_time now)
+			  bool fwd, uet_time now)
 {
-	(void)c, (void)bytes, (void)retx, (void)now;
+	(void)c, (void)bytes, (void)retx, (void)fwd, (void)now;
 }
 
 static void fixed_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)

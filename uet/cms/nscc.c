@@ -489,7 +489,7 @@ static void nscc_fulfill_adjustment(struct uet_ccc *c, uet_time now)
  * to 30% either way, the same on average: 1023 senders paced in step
  * found the same flows at the same phase of the queue every time. */
 void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
-			 uet_time now)
+			 bool fwd, uet_time now)
 {
 	struct uet_nscc *s = &c->nscc;
 	double rtt = (double)(s->base_rtt + s->avg_delay) +
@@ -497,7 +497,7 @@ void uet_nscc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
 				       (double)s->avg_delay);
 	double u;
 
-	(void)retx;
+	(void)retx, (void)fwd;
 	if (!nscc_paced(s))
 		return;
 	if (rtt < (double)s->base_rtt)

@@ -5,8 +5,8 @@
  * - credit travels as a 24-bit cumulative count of 256-byte quanta, in
  *   CREDIT control packets (payload); ACK_CC keeps cc_type NSCC so that
  *   NSCC+RCCC has its service time;
- * - a new CCC starts with half a BDP of speculative credit, so that a
- *   short message needs no round trip; the first grant or NACK ends
+ * - a new CCC starts with half a BDP of speculative credit (a packet
+ *   at least), so that a short message needs no round trip; the first grant or NACK ends
  *   speculation and drops what is left of it (an ACK does not: a lone
  *   sender spends it all). More speculation only adds to an incast's
  *   trims, and past 1 BDP of priority queue to header drops that only
@@ -19,8 +19,8 @@
  * - a sender that has a backlog, no credit and nothing in flight asks
  *   with a CREDIT_REQUEST CP (a lost CREDIT must not stall it);
  * - return-direction read data is not credit-paced (its receiver is the
- *   initiator, which runs no pacer for it): NSCC or the 1.5 BDP cap
- *   bounds it.
+ *   initiator, which runs no pacer for it) and spends no credit: NSCC or
+ *   the 1.5 BDP cap bounds it.
  */
 #include "ccc.h"
 
@@ -42,7 +42,10 @@ static void rccc_init(struct uet_ccc *c, uet_time now)
 
 	(void)now;
 	r->max_credit = rccc_max_credit(c);
-	r->credit = r->max_credit / 3;	/* speculative: half a BDP */
+	/* speculative: half a BDP, and a packet at least: a PDC is opened
+	 * by its first packet, and credit can be asked for only on one
+	 * (10 Gb/s x 12 us with 9000-byte packets sent nothing) */
+	r->credit = r->max_credit / 3 > c->mtu ? r->max_credit / 3 : c->mtu;
 	r->spec = true;
 	r->starved_at = UET_TIME_NONE;
 	r->grant_at = r->grant_gap = UET_TIME_NONE;
@@ -98,13 +101,17 @@ static void rccc_unspec(struct uet_ccc *c, uet_time now)
 }
 
 static void rccc_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
-			 uet_time now)
+			 bool fwd, uet_time now)
 {
 	(void)retx;
 	/* Only a packet sent on credit spends it. One sent without (a SYN
 	 * resend, before the target can grant: ../pds/ini.c) runs no debt
-	 * that the first grants would go to repay while the link idles. */
-	if (c->rccc.credit > 0)
+	 * that the first grants would go to repay while the link idles;
+	 * nor does read data going back (never credit-paced): spent from
+	 * the forward credit, it left a PDC of the same CCC short with
+	 * nothing in flight, and no timer of its own to ask again (an RMA
+	 * read benchmark, both ends reading, hung). */
+	if (fwd && c->rccc.credit > 0)
 		c->rccc.credit -= bytes;
 	rccc_note(c, now);
 }
@@ -165,10 +172,10 @@ static void both_init(struct uet_ccc *c, uet_time now)
 }
 
 static void both_on_send(struct uet_ccc *c, uint32_t bytes, bool retx,
-			 uet_time now)
+			 bool fwd, uet_time now)
 {
-	uet_nscc_on_send(c, bytes, retx, now);
-	rccc_on_send(c, bytes, retx, now);
+	uet_nscc_on_send(c, bytes, retx, fwd, now);
+	rccc_on_send(c, bytes, retx, fwd, now);
 }
 
 static void both_on_ack(struct uet_ccc *c, const struct uet_cc_ack *a)

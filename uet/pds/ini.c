@@ -75,17 +75,22 @@ void uet_ini_leave_ccc(struct uet_pdc *pdc)
 }
 
 /* The CCC opened up: every PDC of it with packets waiting may go (the
- * one the ACK was for is queued by its caller). */
+ * one the ACK was for is queued by its caller). Each by its direction:
+ * return data needs no credit (rccc.c), so a CCC short of credit for
+ * the forward one must still wake the PDCs that carry read data back. */
 static void ini_wake_ccc(struct uet_pds *pds, struct uet_ccc *c)
 {
+	bool fwd = uet_ccc_can_send(c, true), ret = uet_ccc_can_send(c, false);
 	struct uet_list *l;
 
-	if (!uet_ccc_can_send(c, true))
+	if (!fwd && !ret)
 		return;
 	for (l = c->pdcs.next; l != &c->pdcs; l = l->next) {
 		struct uet_pdc *p = uet_container_of(l, struct uet_pdc,
 						     ccc_link);
 
+		if (!(p->ref.initiator ? fwd : ret))
+			continue;
 		if (p->tx_want && !uet_list_linked(&p->ready_link))
 			uet_pdc_want_tx(pds, p);
 		uet_pdc_want_retx(pds, p);
@@ -1253,7 +1258,8 @@ static ssize_t ini_emit(struct uet_pds *pds, struct uet_pdc *pdc,
 	if (!(e->fl & UET_RTB_FLIGHT)) {
 		e->fl |= UET_RTB_FLIGHT;
 		e->size = (uint16_t)UET_CCC_NOMINAL((uint32_t)n);
-		uet_ccc_on_send(pdc->ccc, e->size, resend, now);
+		uet_ccc_on_send(pdc->ccc, e->size, resend, pdc->ref.initiator,
+				now);
 	}
 	if (!(e->fl & UET_RTB_SENT))
 		e->sent_at = now;

@@ -665,3 +665,134 @@ Test(fep, rendezvous_send)
 	free(src);
 	free(dst);
 }
+
+/* Reads under a congestion control, with each node's read data coming
+ * back on the other's PDC, which under RCCC shares its CCC with that
+ * node's own forward traffic. */
+struct reads_case {
+	uint8_t cca;
+	unsigned n;		/* reads in a round, from each side that reads */
+	size_t len;
+	uint32_t mtu;
+	uint64_t link_bps;
+	unsigned rounds;
+	bool both;		/* node 1 reads too; else it sends n messages */
+};
+
+static int reads_ctx[2][64];
+static unsigned reads_n[2];
+
+static unsigned reads_count(unsigned node)
+{
+	unsigned c = 0;
+
+	for (unsigned k = 0; k < reads_n[node]; k++)
+		c += find(node, &reads_ctx[node][k]) != NULL;
+	return c;
+}
+
+static bool reads_done(struct uet_harness *h, void *arg)
+{
+	(void)h;
+	(void)arg;
+	return reads_count(0) == reads_n[0] && reads_count(1) == reads_n[1];
+}
+
+static void reads_under(const struct reads_case *rc)
+{
+	struct uet_mem_config mc = { .mtu = UET_MEM_MTU_MAX };
+	struct uet_fep_config cfg[2];
+	size_t len = rc->len;
+	uint8_t *reg[2], *dst[2];
+	unsigned i, k, r;
+
+	cr_assert_leq(rc->n, 64);
+	for (i = 0; i < 2; i++) {
+		node_cfg(&cfg[i], i);
+		cfg[i].cca = rc->cca;
+		cfg[i].mtu = rc->mtu;
+		cfg[i].link_bps = rc->link_bps;
+	}
+	memset(&R, 0, sizeof(R));
+	cr_assert_eq(uet_harness_init_each(&H, 2, cfg, &mc, 11), 0);
+	H.on_complete = on_complete;
+	for (i = 0; i < 2; i++) {
+		struct uet_mem_impair link = { .delay = 5 * UET_USEC,
+					       .rate = rc->link_bps / 8 };
+
+		cr_assert_eq(uet_mem_port_set_impair(H.node[i].port, &link),
+			     0);
+		reg[i] = pattern(len, 40 + i);
+		dst[i] = calloc(rc->n, len);
+		cr_assert_eq(mreg(i, reg[i], len, 0x90 + i,
+				  UET_MR_REMOTE_READ, NULL), 0);
+	}
+	for (r = 0; r < rc->rounds; r++) {
+		memset(&R, 0, sizeof(R));
+		reads_n[0] = reads_n[1] = rc->n;
+		for (k = 0; k < rc->n; k++) {
+			cr_assert_eq(rma(0, UET_OP_READ, dst[0] + k * len, len,
+					 0x91, 0, 0, &reads_ctx[0][k]), 0);
+			if (rc->both)
+				cr_assert_eq(rma(1, UET_OP_READ,
+						 dst[1] + k * len, len, 0x90,
+						 0, 0, &reads_ctx[1][k]), 0);
+			else
+				cr_assert_eq(post(1, UET_OP_SEND, reg[1], len,
+						  0, 0, 0, &reads_ctx[1][k]),
+					     0);
+		}
+		if (!rc->both)
+			for (k = 0; k < rc->n; k++)
+				cr_assert_eq(post(0, UET_OP_RECV,
+						  dst[1] + k * len, len, 0, 0,
+						  0, &k), 0);
+		cr_assert(uet_harness_run(&H, reads_done, NULL,
+					  H.now + 10 * UET_SEC),
+			  "cca %u round %u: %u / %u of %u done", rc->cca, r,
+			  reads_count(0), reads_count(1), rc->n);
+		for (i = 0; i < 2; i++)
+			for (k = 0; k < rc->n; k++)
+				cr_assert_eq(find(i, &reads_ctx[i][k])->err, 0);
+		for (k = 0; k < rc->n; k++) {
+			cr_assert(!memcmp(dst[0] + k * len, reg[1], len));
+			cr_assert(!memcmp(dst[1] + k * len, reg[rc->both ? 0 : 1],
+					  len));
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		free(reg[i]);
+		free(dst[i]);
+	}
+	stop();
+}
+
+static const uint8_t all_ccas[] = { UET_CCA_FIXED, UET_CCA_NSCC,
+				    UET_CCA_RCCC, UET_CCA_NSCC_RCCC };
+
+/* Both ends read 16 x 1 MiB from each other, twice, 9000-byte packets
+ * on a 10 Gb/s link: RCCC's half a BDP of speculative credit is less
+ * than a packet there, and nothing was sent at all. */
+Test(fep, reads_both_ways_under_cc)
+{
+	for (size_t c = 0; c < sizeof(all_ccas); c++) {
+		struct reads_case rc = { all_ccas[c], 16, 1u << 20, 9000,
+					 10000000000ull, 2, true };
+
+		reads_under(&rc);
+	}
+}
+
+/* Node 0 reads from node 1 while node 1 sends to node 0 on a 1 Gb/s
+ * link, where NSCC's window is under two packets and paced: the CCC of
+ * node 1 carries both its own sends, short of credit, and the read
+ * data, which needs none. */
+Test(fep, reads_against_sends_under_cc)
+{
+	for (size_t c = 0; c < sizeof(all_ccas); c++) {
+		struct reads_case rc = { all_ccas[c], 16, 64u << 10, 1452,
+					 1000000000ull, 3, false };
+
+		reads_under(&rc);
+	}
+}
