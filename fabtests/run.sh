@@ -22,7 +22,9 @@
 # and checks that each program notices corrupted data (-Z); pingpong and
 # bandwidth also with the traffic classes libfabric's benchmarks ask for,
 # and uet's RMA matrix also with virtual addresses (FI_UET_MR_VIRT_ADDR=1)
-# besides its default offsets. The impaired one (uet
+# besides its default offsets; uet's congestion controls (FI_UET_CC
+# nscc, rccc, nscc+rccc) each run ft_bw and ft_rma reads, and must show
+# in the `uet cc` lines. The impaired one (uet
 # only) runs the programs again with FI_UET_IMPAIR in every process, so the
 # provider must recover from loss, duplication and reordering, and with
 # FI_UET_STATS=1, whose engine counters it sums per program.
@@ -59,7 +61,7 @@ fi
 FI_TCP_IFACE=lo FI_UDP_IFACE=lo FI_UET_IFACE=lo
 export FI_TCP_IFACE FI_UDP_IFACE FI_UET_IFACE
 # The clean pass is clean whatever the caller's environment says.
-unset FI_UET_IMPAIR FI_UET_MR_VIRT_ADDR
+unset FI_UET_IMPAIR FI_UET_MR_VIRT_ADDR FI_UET_CC
 
 # In an --enable-sanitizers build the provider is ASan-instrumented, and the
 # uninstrumented fi_info and fi_pingpong can dlopen it only with the
@@ -595,6 +597,12 @@ conclude() {
 		*) cst="FAIL ($need_stat is 0: not the path it tests)" ;;
 		esac
 	fi
+	# A run under a congestion control (need_cc) shows it in the
+	# endpoints' `uet cc` lines.
+	if [ -n "${need_cc:-}" ] && [ "$cst" = PASS ] &&
+	   ! grep -qF ": $need_cc cwnd" "$cdir"/*.log; then
+		cst="FAIL (no 'uet cc' line of $need_cc)"
+	fi
 	# Without the counters, or without a single drop, the impaired pass
 	# would prove nothing.
 	if $impaired && [ "$cst" = PASS ]; then
@@ -958,6 +966,23 @@ if [ "$prov" = uet ] && $has_rma; then
 	run_cl "ft_rma read latency over RUDI" ok ft_rma -T 20 -t lat \
 		-o read -S 1,4k,64k,1m -I 50
 	cl_rudi=0
+fi
+
+# uet's congestion controls (the default is the fixed window), each
+# through the same programs: messages, and reads whose data comes back
+# on the target's PDC under the target's congestion context.
+if [ "$prov" = uet ]; then
+	for cc in nscc rccc nscc+rccc; do
+		FI_UET_CC=$cc FI_UET_STATS=1 need_cc=$cc
+		export FI_UET_CC FI_UET_STATS
+		run_pair "ft_bw msg, FI_UET_CC=$cc" ok ft_bw -T 30 \
+			-S 4k,64k,1m -I 5 -w 16
+		if $has_rma; then
+			run_pair "ft_rma read bw, FI_UET_CC=$cc" ok ft_rma \
+				-T 30 -o read -S 4k,1m -I 3 -w 16
+		fi
+	done
+	unset FI_UET_CC FI_UET_STATS need_cc
 fi
 
 echo "# provider '$prov', clean: $npass passed, $nfail failed, $(( $(date +%s) - start )) s"
