@@ -54,6 +54,7 @@ enum {
 	P_WINDOW,
 	P_ITERS,
 	P_CORRUPT,
+	P_BOTH,
 	P_NSIZES,
 	P_SIZES,
 	P_COUNT = P_SIZES + FT_MAX_SIZES
@@ -104,7 +105,10 @@ static void rma_usage(void)
 		"  -I N        bw: windows per size up to 64 KiB (100), the same bytes\n"
 		"              above, at least 2; lat: iterations (1000), N*64 KiB/size\n"
 		"              above 64 KiB, at least min(10, N); plus one warm-up\n"
-		"  -Z K        bw write: corrupt one byte of the K-th message\n");
+		"  -Z K        bw write: corrupt one byte of the K-th message\n"
+		"  -b          bw read: the server reads the client's buffers\n"
+		"              at the same time (both ends read, as libfabric's\n"
+		"              fi_rma_bw does); its reads are checked, not timed\n");
 	ft_usage_common();
 }
 
@@ -142,6 +146,9 @@ static int rma_opt(void *arg, int opt, const char *optarg)
 		return r->p[P_ITERS] ? 0 : -1;
 	case 'Z':
 		r->p[P_CORRUPT] = strtoull(optarg, NULL, 0);
+		return 0;
+	case 'b':
+		r->p[P_BOTH] = 1;
 		return 0;
 	}
 	return -1;
@@ -379,6 +386,42 @@ static void bw_on_remote(struct ft_ctx *c, const struct fi_cq_tagged_entry *e)
 	bw_rx_count[w]++;
 }
 
+/* nw windows of win reads of the peer's first set, each checked; into
+ * our first set, or our second when the peer reads ours at once (-b:
+ * the first is what it reads). ns and cpu from window `warm` on. */
+static int bw_reads(struct rma *r, size_t size, uint64_t win, uint64_t nw,
+		    uint64_t warm, uint64_t *ns, uint64_t *cpu)
+{
+	uint8_t *dst = r->buf + (r->p[P_BOTH] ? r->region : 0);
+	uint64_t w, i, start = 0;
+	int ret = 0;
+
+	bw_expect(r, size, win);
+	*cpu = 0;
+	for (w = 0; !ret && w < nw; w++) {
+		if (w == warm) {
+			start = ft_now_ns();
+			*cpu = ft_cpu_us();
+		}
+		for (i = 0; i < win && !ret; i++) {
+			memset(dst + i * size, 0xA5, size < 8 ? size : 8);
+			ret = (int)rma_post_read(r, &r->ops[i], dst + i * size,
+						 size, r->peer_addr + i * size);
+		}
+		if (ret) {
+			ft_perr("fi_read", ret);
+			break;
+		}
+		ret = rma_wait_all(r, win, "read");
+		for (i = 0; i < win && !ret; i++)
+			ret = bw_check_msg(r, dst + i * size, size, i, i,
+					   "read");
+	}
+	*ns = ft_now_ns() - start;
+	*cpu = ft_cpu_us() - *cpu;
+	return ret;
+}
+
 static int bw_server_size(struct rma *r, size_t size, bool first)
 {
 	struct ft_ctx *c = &r->c;
@@ -391,10 +434,14 @@ static int bw_server_size(struct rma *r, size_t size, bool first)
 	if (r->p[P_OP] == O_READ) {
 		/* the reads' CPU here, warm-up included: this side does
 		 * not see the windows */
+		uint64_t ns, own;
+
 		for (i = 0; i < win; i++)
 			rma_fill_msg(r->buf + i * size, size, i, i);
 		ret = ft_oob_sync(c);
 		cpu = ft_cpu_us();
+		if (!ret && r->p[P_BOTH])
+			ret = bw_reads(r, size, win, nw, warm, &ns, &own);
 		if (!ret)
 			ret = ft_oob_recv_u64_progress(c, &v);
 		return ret ? ret : ft_oob_send_u64(c, ft_cpu_us() - cpu);
@@ -483,17 +530,17 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 	bool rd = r->p[P_OP] == O_READ, data = r->p[P_OP] == O_WRITEDATA;
 	uint64_t win = bw_window(r, size), warm = bw_warmup(size, first);
 	uint64_t nw = bw_windows(r, size, win) + warm;
-	uint64_t w, i, v = 0, start = 0, ns, cpu = 0;
+	uint64_t w, i, v = 0, start = 0, ns = 0, cpu = 0;
 	uint8_t *buf, *flip = NULL;
 	ssize_t ret;
 
 	for (i = 0; i < win; i++)
 		rma_fill_msg(r->buf + i * size, size, i, i);
-	if (rd)
-		bw_expect(r, size, win);
 	ret = ft_oob_sync(c);
-	for (w = 0; !ret && w < nw; w++) {
-		if (!rd && w >= 2)
+	if (!ret && rd)
+		ret = bw_reads(r, size, win, nw, warm, &ns, &cpu);
+	for (w = 0; !ret && !rd && w < nw; w++) {
+		if (w >= 2)
 			ret = bw_ack(r, w - 2, size);
 		if (ret)
 			break;
@@ -504,15 +551,9 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 		for (i = 0; i < win && !ret; i++) {
 			uint64_t seq = w * win + i;
 			uint64_t raddr = r->peer_addr +
-				((rd ? 0 : w % 2) * r->region + i * size);
+				((w % 2) * r->region + i * size);
 
 			buf = r->buf + i * size;
-			if (rd) {
-				memset(buf, 0xA5, size < 8 ? size : 8);
-				ret = rma_post_read(r, &r->ops[i], buf, size,
-						    raddr);
-				continue;
-			}
 			rma_set_seq(buf, size, seq);
 			if (++r->nsent == r->p[P_CORRUPT]) {
 				flip = buf + size - 1;
@@ -524,32 +565,31 @@ static int bw_client_size(struct rma *r, size_t size, bool first)
 					     seq, data);
 		}
 		if (ret) {
-			ft_perr(rd ? "fi_read" : "fi_write", (int)ret);
+			ft_perr("fi_write", (int)ret);
 			break;
 		}
-		ret = rma_wait_all(r, win, rd ? "read" : "write");
+		ret = rma_wait_all(r, win, "write");
 		if (ret)
 			break;
 		if (flip) {
 			*flip ^= 0x10;
 			flip = NULL;
 		}
-		if (rd) {
-			for (i = 0; i < win && !ret; i++)
-				ret = bw_check_msg(r, r->buf + i * size, size,
-						   i, i, "read");
-			continue;
-		}
 		ret = ft_oob_send_u64(c, w);
 	}
 	for (w = nw >= 2 ? nw - 2 : 0; !ret && !rd && w < nw; w++)
 		ret = bw_ack(r, w, size);
-	ns = ft_now_ns() - start;
-	cpu = ft_cpu_us() - cpu;
+	if (!rd) {
+		ns = ft_now_ns() - start;
+		cpu = ft_cpu_us() - cpu;
+	}
 	if (!ret && rd)
 		ret = ft_oob_send_u64(c, nw);
-	if (!ret)	/* the server's CPU for the size */
-		ret = ft_oob_recv_u64(c, &v);
+	/* the server's CPU for the size; with -b it may still be reading
+	 * from us, and needs our progress for it */
+	if (!ret)
+		ret = r->p[P_BOTH] ? ft_oob_recv_u64_progress(c, &v) :
+				     ft_oob_recv_u64(c, &v);
 	if (ret)
 		return (int)ret;
 	nw -= warm;
@@ -1750,7 +1790,7 @@ int main(int argc, char **argv)
 		free(r);
 		return EXIT_SUCCESS;
 	}
-	ret = ft_parse_args(&r->c.opts, argc, argv, "o:t:M:S:w:I:Z:", rma_opt,
+	ret = ft_parse_args(&r->c.opts, argc, argv, "o:t:M:S:w:I:Z:b", rma_opt,
 			    r);
 	if (ret) {
 		rma_usage();

@@ -23,10 +23,12 @@
 # bandwidth also with the traffic classes libfabric's benchmarks ask for,
 # and uet's RMA matrix also with virtual addresses (FI_UET_MR_VIRT_ADDR=1)
 # besides its default offsets; uet's congestion controls (FI_UET_CC
-# nscc, rccc, nscc+rccc) each run ft_bw and ft_rma reads, and must show
-# in the `uet cc` lines. The impaired one (uet
-# only) runs the programs again with FI_UET_IMPAIR in every process, so the
-# provider must recover from loss, duplication and reordering, and with
+# nscc, rccc, nscc+rccc) each run ft_bw and ft_rma reads from both ends
+# at once (-b: each end's read data shares its congestion context with
+# its own requests), and must show in the `uet cc` lines. The impaired
+# one (uet only) runs the programs again with FI_UET_IMPAIR in every
+# process, so the provider must recover from loss, duplication and
+# reordering, and with
 # FI_UET_STATS=1, whose engine counters it sums per program.
 # Datagrams: ft_dgram (its own timeouts and resends) and fi_pingpong
 # -e dgram where the provider has FI_EP_DGRAM; uet also runs ft_rma over
@@ -906,6 +908,8 @@ if $has_rma; then
 		-S all -I 5 -w 32
 	run_pair "ft_rma read bw, 1 B..16 MiB" ok ft_rma -T 20 -o read \
 		-S all -I 5 -w 32
+	run_pair "ft_rma read bw, both ends reading, 4 KiB..1 MiB" ok ft_rma \
+		-T 20 -o read -b -S 4k:1m:16 -I 3 -w 16
 	run_pair "ft_rma writedata bw" ok ft_rma -T 20 -o writedata \
 		-S 1,4k,64k,1m -I 5 -w 32
 	run_pair "ft_rma write latency, 1 B..16 MiB" ok ft_rma -T 20 -t lat \
@@ -978,8 +982,8 @@ if [ "$prov" = uet ]; then
 		run_pair "ft_bw msg, FI_UET_CC=$cc" ok ft_bw -T 30 \
 			-S 4k,64k,1m -I 5 -w 16
 		if $has_rma; then
-			run_pair "ft_rma read bw, FI_UET_CC=$cc" ok ft_rma \
-				-T 30 -o read -S 4k,1m -I 3 -w 16
+			run_pair "ft_rma read bw, both ends, FI_UET_CC=$cc" \
+				ok ft_rma -T 30 -o read -b -S 4k,1m -I 3 -w 16
 		fi
 	done
 	unset FI_UET_CC FI_UET_STATS need_cc
