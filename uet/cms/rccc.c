@@ -6,11 +6,11 @@
  *   CREDIT control packets (payload); ACK_CC keeps cc_type NSCC so that
  *   NSCC+RCCC has its service time;
  * - a new CCC starts with half a BDP of speculative credit (a packet
- *   at least), so that a short message needs no round trip; the first grant or NACK ends
- *   speculation and drops what is left of it (an ACK does not: a lone
- *   sender spends it all). More speculation only adds to an incast's
- *   trims, and past 1 BDP of priority queue to header drops that only
- *   an RTO recovers;
+ *   at least), so that a short message needs no round trip; the first
+ *   grant or NACK ends speculation and drops what is left of it (an ACK
+ *   does not: a lone sender spends it all). More speculation only adds
+ *   to an incast's trims, and past 1 BDP of priority queue to header
+ *   drops that only an RTO recovers;
  * - every forward request is a *_CC_REQ carrying credit_target, the
  *   cumulative count the sender wants: granted so far plus its backlog
  *   (what SES still has to send, capped at 1.5 BDP) less the credit it

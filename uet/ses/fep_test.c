@@ -680,6 +680,7 @@ struct reads_case {
 };
 
 static int reads_ctx[2][64];
+static int recv_ctx[64];	/* node 0's receives when node 1 sends */
 static unsigned reads_n[2];
 
 static unsigned reads_count(unsigned node)
@@ -746,7 +747,7 @@ static void reads_under(const struct reads_case *rc)
 			for (k = 0; k < rc->n; k++)
 				cr_assert_eq(post(0, UET_OP_RECV,
 						  dst[1] + k * len, len, 0, 0,
-						  0, &k), 0);
+						  0, &recv_ctx[k]), 0);
 		cr_assert(uet_harness_run(&H, reads_done, NULL,
 					  H.now + 10 * UET_SEC),
 			  "cca %u round %u: %u / %u of %u done", rc->cca, r,
@@ -754,6 +755,8 @@ static void reads_under(const struct reads_case *rc)
 		for (i = 0; i < 2; i++)
 			for (k = 0; k < rc->n; k++)
 				cr_assert_eq(find(i, &reads_ctx[i][k])->err, 0);
+		for (k = 0; !rc->both && k < rc->n; k++)
+			cr_assert_eq(find(0, &recv_ctx[k])->err, 0);
 		for (k = 0; k < rc->n; k++) {
 			cr_assert(!memcmp(dst[0] + k * len, reg[1], len));
 			cr_assert(!memcmp(dst[1] + k * len, reg[rc->both ? 0 : 1],
