@@ -45,6 +45,7 @@ struct uetdump {
 	uint64_t packets;
 	uint64_t uet;
 	uint64_t malformed;
+	uint64_t gso;		/* frames cut into several UET packets */
 	struct dump_keys *keys;	/* -K */
 	uint64_t decrypted;
 	uint64_t unverified;	/* TSS packets no key opened */
@@ -362,7 +363,9 @@ static int open_tss(struct uetdump *d, const struct frame *fr,
 	return 1;
 }
 
-static void dump_uet(struct uetdump *d, const struct frame *fr)
+/* A frame of the GSO send it came from: "[gso 2/5]", or NULL. */
+static void dump_uet(struct uetdump *d, const struct frame *fr,
+		     const char *gso_tag)
 {
 	static uint8_t clear_buf[65536];
 	struct uet_pkt pkt, clear;
@@ -380,6 +383,8 @@ static void dump_uet(struct uetdump *d, const struct frame *fr)
 		       fr->dport : fr->sport);
 	if (fr->ecn == 3)	/* congestion experienced */
 		printf(" [CE]");
+	if (gso_tag)
+		printf(" %s", gso_tag);
 
 	ret = uet_pkt_decode(&pkt, fr->uet, fr->uet_len,
 			     fr->raw_ip ? UET_PKT_ENTROPY : 0);
@@ -411,12 +416,104 @@ static void dump_uet(struct uetdump *d, const struct frame *fr)
 		dump_fields(stdout, &pkt, opened ? &clear : NULL);
 }
 
+/* ---- UDP GSO trains ----
+ *
+ * A sender that hands UDP a train of equal packets in one send (UDP GSO,
+ * as the provider does) is cut into datagrams by the kernel or the NIC.
+ * A capture taken before the cut (on a veth, or on the sending host's own
+ * side of the link) holds the whole train in one frame: one UDP payload
+ * of several UET packets, each as long as the first (the GSO segment
+ * size), the last one shorter. Nothing in the frame says that length.
+ * The provider sends one PDC's packets in a train, an ACK at most behind
+ * them, so a train starts with a request of PSN p and the next packet is
+ * a request of the same PDC with PSN p + 1: the segment size is where
+ * that next header lies and every piece decodes. A TSS train shows no
+ * PSN and stays one frame (shown malformed if its length says so). */
+
+#define GSO_PSN_OFF	4	/* a request's PSN, docs/protocol.md §4.1 */
+
+static bool gso_is_req(uint8_t type)
+{
+	return type == UET_PDS_RUD_REQ || type == UET_PDS_ROD_REQ ||
+	       type == UET_PDS_RUD_CC_REQ || type == UET_PDS_ROD_CC_REQ;
+}
+
+/* Whether fr's payload is packets of s bytes (the last up to s), all of
+ * them decoding, the first n - 1 requests of spdc from PSN psn on. */
+static bool gso_fits(const struct frame *fr, size_t s, uint32_t psn,
+		     uint16_t spdc)
+{
+	uint32_t i = 0;
+	size_t off;
+
+	for (off = 0; off < fr->uet_len; off += s, i++) {
+		size_t n = fr->uet_len - off < s ? fr->uet_len - off : s;
+		struct uet_pkt p;
+
+		if (uet_pkt_decode(&p, fr->uet + off, n, 0) < 0)
+			return false;
+		if (off + s >= fr->uet_len)
+			break;	/* the last: may be the ACK behind a train */
+		if (p.has_tss || !gso_is_req(p.pds.type) ||
+		    p.pds.req.psn != psn + i || p.pds.req.spdcid != spdc)
+			return false;
+	}
+	return true;
+}
+
+/* The segment size of a GSO train in fr, or 0 for a single packet. */
+static size_t gso_seg(const struct frame *fr)
+{
+	const uint8_t *b = fr->uet;
+	struct uet_pds_hdr h;
+	uint32_t next;
+	size_t s;
+	int hl;
+
+	if (fr->raw_ip || fr->truncated)
+		return 0;	/* no GSO for raw IP; a cut capture can't tell */
+	hl = uet_pds_hdr_decode(&h, b, fr->uet_len);
+	if (hl < 0 || !gso_is_req(h.type))
+		return 0;
+	next = h.req.psn + 1;
+	for (s = (size_t)hl + 1; s + GSO_PSN_OFF + 4 <= fr->uet_len; s++) {
+		const uint8_t *q = b + s + GSO_PSN_OFF;
+
+		if (((uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
+		     (uint32_t)q[2] << 8 | q[3]) == next &&
+		    gso_fits(fr, s, h.req.psn, h.req.spdcid))
+			return s;
+	}
+	return 0;
+}
+
+/* Each packet of a train on a line of its own, tagged with its place. */
+static void dump_train(struct uetdump *d, const struct frame *fr, size_t s,
+		       const struct pcap_pkthdr *h)
+{
+	size_t n = (fr->uet_len + s - 1) / s, i;
+	char tag[32];
+
+	d->gso++;
+	for (i = 0; i < n; i++) {
+		struct frame part = *fr;
+
+		part.uet = fr->uet + i * s;
+		part.uet_len = i + 1 < n ? s : fr->uet_len - i * s;
+		if (i)
+			print_time(d, h);
+		snprintf(tag, sizeof(tag), "[gso %zu/%zu]", i + 1, n);
+		dump_uet(d, &part, tag);
+	}
+}
+
 static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 		      const u_char *bytes)
 {
 	struct uetdump *d = (struct uetdump *)user;
 	struct frame fr;
 	const char *why = "";
+	size_t seg;
 	long off;
 	int ret;
 
@@ -442,7 +539,11 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 		printf("%s\n", why);
 		return;
 	}
-	dump_uet(d, &fr);
+	seg = gso_seg(&fr);
+	if (seg)
+		dump_train(d, &fr, seg, h);
+	else
+		dump_uet(d, &fr, NULL);
 }
 
 static void on_signal(int sig)
@@ -666,6 +767,8 @@ static int uetdump_main(struct dump_keys *keys, int argc, char **argv)
 	fflush(stdout);
 	fprintf(stderr, "uetdump: %" PRIu64 " packets, %" PRIu64 " UET, %"
 		PRIu64 " malformed", d.packets, d.uet, d.malformed);
+	if (d.gso)
+		fprintf(stderr, ", %" PRIu64 " GSO frames cut", d.gso);
 	if (d.keys->n)
 		fprintf(stderr, ", %" PRIu64 " decrypted, %" PRIu64
 			" not verified", d.decrypted, d.unverified);

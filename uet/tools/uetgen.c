@@ -4,7 +4,7 @@
  * against known input.
  *
  *   uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [-s SECRETS] [-K PREFIX]
- *          [--bad]
+ *          [--bad | --gso]
  *
  * Manifest: one line per field per frame, "<frame> <name> <value>", names
  * from uet/tools/FIELDS.md, frames numbered from 1, values decimal (signed
@@ -23,6 +23,12 @@
  * --bad writes a capture of malformed packets between good ones instead;
  * a malformed frame's manifest line is "<frame> malformed <reason>", the
  * reason being uet_err_str() of the error the decoder must report.
+ *
+ * --gso writes frames as a capture taken before UDP GSO cut them holds
+ * them: several packets in one UDP payload. Its manifest has one line
+ * per packet a reader must find, "<frame> <k>/<n> <type> <psn> <payload>"
+ * (psn "-" for a packet without one; "1/1" for a frame that is one
+ * packet, however long).
  */
 #include "config.h"
 
@@ -1064,6 +1070,110 @@ static void gen_all(struct gen *g)
 		     "sealed direct: reserved PDS type 15 inside");
 }
 
+/* ---- GSO trains (--gso) ---- */
+
+/* Encodes p at b + off with plen payload bytes after it; returns where
+ * the next packet goes. */
+static size_t encode_at(struct gen *g, uint8_t *b, size_t cap, size_t off,
+			const struct uet_pkt *p, size_t plen)
+{
+	int h = uet_pkt_encode(b + off, cap - off, p);
+
+	if (h < 0 || off + (size_t)h + plen > cap)
+		die("frame %u: a packet of the train does not fit", g->frame);
+	fill(b + off + h, plen, g->frame + (unsigned)off);
+	return off + (size_t)h + plen;
+}
+
+/* The manifest line of packet k of n a reader must find. */
+static void train_line(struct gen *g, const struct uet_pkt *p, size_t plen,
+		       unsigned k, unsigned n)
+{
+	fprintf(g->man, "%u %u/%u %s ", g->frame, k, n,
+		uet_name_pds_type(p->pds.type));
+	if (p->pds.type == UET_PDS_ACK)
+		fprintf(g->man, "-");
+	else
+		fprintf(g->man, "%" PRIu32, p->pds.req.psn);
+	fprintf(g->man, " %zu\n", plen);
+}
+
+/* Packet k of a message from one PDC: PSN base + k. */
+static void train_req(struct uet_pkt *p, uint8_t type, unsigned s,
+		      unsigned k, uint8_t som_eom, uint16_t plen)
+{
+	memset(p, 0, sizeof(*p));
+	pds_req(&p->pds, type, UET_NH_REQ_STD,
+		som_eom & UET_SES_F_EOM ? UET_PDS_F_AR : 0, s);
+	p->pds.req.psn += k;
+	p->has_req = true;
+	ses_std(&p->req, UET_SES_SEND, som_eom, s, plen);
+	if (!(som_eom & UET_SES_F_SOM))
+		p->req.message_offset = 1000u * k;
+}
+
+static void gen_gso(struct gen *g)
+{
+	static const uint16_t cc_len[3] = { 1400, 1400, 333 };
+	struct uet_pcap_meta m;
+	struct uet_pkt p, q;
+	uint8_t b[16384];
+	size_t n, first;
+	unsigned s, k;
+
+	/* a message of 3 packets and the ACK held behind it */
+	frame_begin(g, &q, &m, GEN_UDP4, 0);
+	s = g->frame;
+	n = 0;
+	for (k = 0; k < 3; k++) {
+		train_req(&p, UET_PDS_RUD_REQ, s, k,
+			  k == 0 ? UET_SES_F_SOM : k == 2 ? UET_SES_F_EOM : 0,
+			  1000);
+		n = encode_at(g, b, sizeof(b), n, &p, 1000);
+		train_line(g, &p, 1000, k + 1, 4);
+	}
+	memset(&p, 0, sizeof(p));
+	pds_ack(&p.pds, UET_PDS_ACK, UET_NH_NONE, 0, s);
+	n = encode_at(g, b, sizeof(b), n, &p, 0);
+	train_line(g, &p, 0, 4, 4);
+	write_frame(g, &m, b, n);
+	describe(g, "GSO train: 3 RUD_REQ and an ACK");
+
+	/* one long packet: nothing to cut */
+	frame_begin(g, &q, &m, GEN_UDP4, 0);
+	train_req(&p, UET_PDS_RUD_REQ, g->frame, 0,
+		  UET_SES_F_SOM | UET_SES_F_EOM, 0);
+	n = encode_at(g, b, sizeof(b), 0, &p, 9000);
+	train_line(g, &p, 9000, 1, 1);
+	write_frame(g, &m, b, n);
+	describe(g, "one RUD_REQ of 9000 bytes");
+
+	/* the middle of a message, over IPv6, the last packet shorter */
+	frame_begin(g, &q, &m, GEN_UDP6, 0);
+	s = g->frame;
+	n = 0;
+	for (k = 0; k < 3; k++) {
+		train_req(&p, UET_PDS_RUD_CC_REQ, s, 4 + k,
+			  k == 2 ? UET_SES_F_EOM : 0, cc_len[k]);
+		n = encode_at(g, b, sizeof(b), n, &p, cc_len[k]);
+		train_line(g, &p, cc_len[k], k + 1, 3);
+	}
+	write_frame(g, &m, b, n);
+	describe(g, "GSO train: 3 RUD_CC_REQ, IPv6, the last shorter");
+
+	/* a PSN missing after the first: no train, one packet to a reader,
+	 * its payload running on over the second */
+	frame_begin(g, &q, &m, GEN_UDP4, 0);
+	s = g->frame;
+	train_req(&p, UET_PDS_RUD_REQ, s, 0, UET_SES_F_SOM, 0);
+	first = encode_at(g, b, sizeof(b), 0, &p, 500);
+	train_req(&q, UET_PDS_RUD_REQ, s, 2, UET_SES_F_EOM, 500);
+	n = encode_at(g, b, sizeof(b), first, &q, 500);
+	train_line(g, &p, n - first + 500, 1, 1);
+	write_frame(g, &m, b, n);
+	describe(g, "RUD_REQ, then one of PSN + 2: not a train");
+}
+
 /* ---- malformed frames (--bad) ---- */
 
 /* A malformed frame: `b` are the UET bytes, `err` what the decoder must
@@ -1224,7 +1334,7 @@ static void gen_bad(struct gen *g)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [-s SECRETS] [-K PREFIX] [--bad]\n"
+		"Usage: uetgen -w FILE.pcap [-m MANIFEST] [-l LIST] [-s SECRETS] [-K PREFIX] [--bad|--gso]\n"
 		"Write a capture with one UET packet of every header kind.\n"
 		"  -w FILE      pcap file to write ('-' = stdout)\n"
 		"  -m MANIFEST  write '<frame> <field> <value>' lines (default stdout)\n"
@@ -1233,7 +1343,8 @@ static void usage(FILE *f)
 		"               test keys must not open them\n"
 		"  -K PREFIX    write the test domains' key files\n"
 		"               PREFIX-direct.key and PREFIX-cluster.key\n"
-		"  --bad        write malformed packets between good ones instead\n");
+		"  --bad        write malformed packets between good ones instead\n"
+		"  --gso        write GSO trains: several packets in one frame\n");
 }
 
 static FILE *open_out(const char *path)
@@ -1260,6 +1371,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "bad", no_argument, NULL, 'b' },
+		{ "gso", no_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1267,7 +1379,7 @@ int main(int argc, char **argv)
 	const char *secret_path = NULL, *key_prefix = NULL;
 	char err[UET_PCAP_ERRBUF_SIZE];
 	struct gen g = { 0 };
-	bool bad = false;
+	bool bad = false, gso = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "w:m:l:s:K:h", longopts, NULL)) != -1) {
@@ -1289,6 +1401,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			bad = true;
+			break;
+		case 'g':
+			gso = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1316,6 +1431,8 @@ int main(int argc, char **argv)
 		write_keys(key_prefix);
 	if (bad)
 		gen_bad(&g);
+	else if (gso)
+		gen_gso(&g);
 	else
 		gen_all(&g);
 	if (uet_pcap_close(g.pc))
