@@ -5,7 +5,8 @@
 # with the dissector must show exactly those fields with those values, no
 # expert warning or malformed mark on a good frame, working display
 # filters, and a malformed mark (or warning) on each bad frame of
-# `uetgen --bad`.
+# `uetgen --bad`; and the GSO trains of `uetgen --gso` cut into their
+# packets.
 #
 # Environment (AM_TESTS_ENVIRONMENT): top_builddir, top_srcdir, TSHARK.
 # TSHARK empty: skipped (exit 77). As root, tshark may refuse to run Lua
@@ -386,6 +387,37 @@ awk '
 	}' FS='\t' "$tmp/bad.exp" FS=' ' "$tmp/bad.man" || bad "--bad capture: expert marks"
 if grep -q 'Dissector error' "$tmp/all.exp" "$tmp/bad.exp"; then
 	bad "the dissector raised a Lua error"
+fi
+
+# ---- GSO trains: several packets in one UDP payload (uetgen --gso)
+# Per frame: how many UET packets, their PSNs and payload lengths, as the
+# manifest says; no warning or malformed mark.
+if "$uetgen" --gso -w "$tmp/gso.pcap" -m "$tmp/gso.man"; then
+	awk '{
+		n[$1]++
+		if ($4 != "-") p[$1] = p[$1] (p[$1] == "" ? "" : ",") $4
+		if ($5 > 0) l[$1] = l[$1] (l[$1] == "" ? "" : ",") $5
+	}
+	END { for (f in n) print f "\t" n[f] "\t" p[f] "\t" l[f] }' \
+		"$tmp/gso.man" | sort -n >"$tmp/gso.want"
+	tsl -r "$tmp/gso.pcap" -T fields -E separator=/t -E occurrence=a \
+		-e frame.number -e "$P.pds.type" -e "$P.pds.psn" \
+		-e "$P.payload_length" |
+		awk -F'\t' '{ print $1 "\t" split($2, t, ",") "\t" $3 "\t" $4 }' \
+		>"$tmp/gso.got"
+	if diff "$tmp/gso.want" "$tmp/gso.got" >"$tmp/gso.diff"; then
+		echo "ok: GSO trains cut into the packets uetgen put in them"
+	else
+		cat "$tmp/gso.diff"
+		bad "GSO trains (frame, packets, PSNs, payloads) differ"
+	fi
+	experts "$tmp/gso.pcap" >"$tmp/gso.exp"
+	if [ -s "$tmp/gso.exp" ]; then
+		cat "$tmp/gso.exp"
+		bad "expert warnings or malformed marks on GSO trains"
+	fi
+else
+	bad "uetgen --gso failed"
 fi
 
 # For the log: one frame in full (the NSCC ACK_CC if there is one).

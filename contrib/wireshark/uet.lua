@@ -1189,8 +1189,11 @@ local function dissect(tvb, pinfo, tree, with_entropy)
 	return tvb:len()
 end
 
+-- A UDP payload: one packet, or a GSO train of them (dissect_udp, below).
+local dissect_udp
+
 function uet.dissector(tvb, pinfo, tree)
-	return dissect(tvb, pinfo, tree, false)
+	return dissect_udp(tvb, pinfo, tree)
 end
 
 function uet_ip.dissector(tvb, pinfo, tree)
@@ -1289,10 +1292,76 @@ local function looks_like_uet(tvb)
 	return b0 % 64 <= 3
 end
 
+-- A capture taken before the kernel cut a UDP GSO send into datagrams
+-- (on a veth, or on the sending host) holds the whole train in one UDP
+-- payload: packets as long as the first, the last one shorter, one PDC's
+-- requests with an ACK at most behind them. As uetdump(1) does, cut it
+-- where the next request of the same PDC, PSN + 1, begins and every
+-- piece looks like UET; nil when no such cut fits.
+local function train_fits(tvb, s, psn, spdc)
+	local len, i, off = tvb:len(), 0, 0
+	while off < len do
+		local n = math.min(s, len - off)
+		local piece = tvb(off, n):tvb()
+		if not looks_like_uet(piece) then
+			return false
+		end
+		if off + s < len and (not is_req(math.floor(piece(0, 1):uint() / 8))
+		    or piece(4, 4):uint() ~= (psn + i) % 4294967296
+		    or piece(8, 2):uint() ~= spdc) then
+			return false
+		end
+		off, i = off + s, i + 1
+	end
+	return true
+end
+
+local function train_seg(tvb)
+	local len = tvb:len()
+	if len < 24 or not is_req(math.floor(tvb(0, 1):uint() / 8)) then
+		return nil
+	end
+	local psn, spdc = tvb(4, 4):uint(), tvb(8, 2):uint()
+	local nx = (psn + 1) % 4294967296
+	local want = string.char(math.floor(nx / 16777216),
+		math.floor(nx / 65536) % 256, math.floor(nx / 256) % 256, nx % 256)
+	local raw = tvb:raw()
+	local from = 12 + 4 + 1	-- Lua index of the PSN of a packet at 13
+	while true do
+		local at = raw:find(want, from, true)
+		if not at then
+			return nil
+		end
+		local s = at - 1 - 4
+		if s + 12 <= len and train_fits(tvb, s, psn, spdc) then
+			return s
+		end
+		from = at + 1
+	end
+end
+
+dissect_udp = function(tvb, pinfo, tree)
+	local s = train_seg(tvb)
+	if not s then
+		return dissect(tvb, pinfo, tree, false)
+	end
+	local len = tvb:len()
+	local n = math.ceil(len / s)
+	local infos = {}
+	for i = 0, n - 1 do
+		local off = i * s
+		dissect(tvb(off, math.min(s, len - off)):tvb(), pinfo, tree, false)
+		infos[#infos + 1] = string.format("[GSO %d/%d] %s", i + 1, n,
+			tostring(pinfo.cols.info))
+	end
+	pinfo.cols.info:set(table.concat(infos, " | "))
+	return len
+end
+
 uet:register_heuristic("udp", function(tvb, pinfo, tree)
 	if not looks_like_uet(tvb) then
 		return false
 	end
-	dissect(tvb, pinfo, tree, false)
+	dissect_udp(tvb, pinfo, tree)
 	return true
 end)
