@@ -14,7 +14,7 @@
 #   -t SETS      runfabtests.sh test sets (quick)
 #   -m MTU       the link's MTU (the device's own, 1500)
 #   -c CC        FI_UET_CC of both ends (uet's default)
-#   -n NAME      the testbed's name (ftb, then a number if taken)
+#   -n NAME      the testbed's name (ftb and this shell's pid)
 #   -b BUILDDIR  where prov/uet/.libs is (default: build/ beside this
 #                checkout; FI_PROVIDER_PATH, when set, wins)
 # Exclusions: fabtests/uet.exclude (why: its comments). Exit status:
@@ -53,14 +53,7 @@ export FI_UET_IFACE=tb0
 [ -n "$cc" ] && export FI_UET_CC="$cc"
 
 tb=$here/testbed.sh
-if [ -z "$name" ]; then
-	name=ftb
-	i=0
-	while "$tb" list 2>/dev/null | awk -v n="$name" '$1 == n { f = 1 } END { exit !f }'; do
-		i=$((i + 1))
-		name=ftb$i
-	done
-fi
+name=${name:-ftb$$}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/uet-fabtests.XXXXXX") || exit 1
 cleanup() {
 	"$tb" down "$name" >/dev/null 2>&1
