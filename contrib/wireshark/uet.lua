@@ -1326,7 +1326,9 @@ local function train_seg(tvb)
 	local want = string.char(math.floor(nx / 16777216),
 		math.floor(nx / 65536) % 256, math.floor(nx / 256) % 256, nx % 256)
 	local raw = tvb:raw()
-	local from = 12 + 4 + 1	-- Lua index of the PSN of a packet at 13
+	-- the PSN (bytes 4-7) of a next packet at byte 12 or later, after the
+	-- shortest request header, as a 1-based index into raw
+	local from = 12 + 4 + 1
 	while true do
 		local at = raw:find(want, from, true)
 		if not at then

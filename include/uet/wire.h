@@ -451,6 +451,9 @@ int uet_tss_hdr_encode(uint8_t *buf, size_t cap, const struct uet_tss_hdr *h);
 /* Header length of a PDS type, or UET_ERR_WIRE_TYPE for reserved types and
  * for 1 (TSS, which is not a PDS header). */
 int uet_pds_hdr_len(uint8_t type);
+/* Whether a PDS type is a RUD or ROD request, with or without CC state:
+ * the types whose header is a struct uet_pds_req. */
+bool uet_pds_is_req(uint8_t type);
 int uet_pds_hdr_decode(struct uet_pds_hdr *h, const uint8_t *buf, size_t len);
 /* The same into an *h the caller zeroed, with no copy of its own: on
  * failure *h is partly written (uet_pkt_decode keeps the whole packet's

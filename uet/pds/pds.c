@@ -293,8 +293,7 @@ int uet_pds_rx_trimmed(struct uet_pds *pds, const struct uet_pkt_info *pi,
 		pds->st->drop_malformed++;
 		return rc;
 	}
-	if (h.type == UET_PDS_RUD_REQ || h.type == UET_PDS_ROD_REQ ||
-	    h.type == UET_PDS_RUD_CC_REQ || h.type == UET_PDS_ROD_CC_REQ)
+	if (uet_pds_is_req(h.type))
 		return uet_tgt_rx_trimmed(pds, pi, &h, now);
 	if (h.type == UET_PDS_RUDI_REQ || h.type == UET_PDS_UUD_REQ)
 		return uet_cl_rx_trimmed(pds, pi, &h, now);

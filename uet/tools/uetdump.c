@@ -27,6 +27,7 @@
 #include "dump.h"
 #include "uet/err.h"
 #include "uet/wire.h"
+#include "../wire/be.h"
 
 #define ETHERTYPE_IPV4	0x0800
 #define ETHERTYPE_IPV6	0x86DD
@@ -66,11 +67,6 @@ struct frame {
 };
 
 static pcap_t *live;		/* for the SIGINT handler */
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)p[0] << 8 | p[1];
-}
 
 static void usage(FILE *f)
 {
@@ -170,12 +166,12 @@ static int parse_ip(const struct uetdump *d, struct frame *fr,
 			return -1;
 		}
 		hl = (size_t)(b[0] & 0xf) * 4;
-		iplen = get16(b + 2);
+		iplen = uet_be_get16(b + 2);
 		if (iplen < hl || iplen > wirelen) {
 			*why = "bad IPv4 total length";
 			return -1;
 		}
-		if (get16(b + 6) & 0x3fff) {
+		if (uet_be_get16(b + 6) & 0x3fff) {
 			*why = "IPv4 fragment";
 			return 0;
 		}
@@ -189,7 +185,7 @@ static int parse_ip(const struct uetdump *d, struct frame *fr,
 			*why = "truncated IPv6 header";
 			return -1;
 		}
-		l4len = get16(b + 4);
+		l4len = uet_be_get16(b + 4);
 		if (l4len + 40 > wirelen) {
 			*why = "bad IPv6 payload length";
 			return -1;
@@ -241,18 +237,18 @@ static int parse_ip(const struct uetdump *d, struct frame *fr,
 		*why = "truncated UDP header";
 		return -1;
 	}
-	fr->sport = get16(b);
-	fr->dport = get16(b + 2);
+	fr->sport = uet_be_get16(b);
+	fr->dport = uet_be_get16(b + 2);
 	if (!d->any_port && fr->sport != d->port && fr->dport != d->port) {
 		*why = "not UET (UDP port)";
 		return 0;
 	}
 	/* Ethernet padding may follow: trust the UDP length. */
-	if (get16(b + 4) < 8 || get16(b + 4) > l4len) {
+	if (uet_be_get16(b + 4) < 8 || uet_be_get16(b + 4) > l4len) {
 		*why = "bad UDP length";
 		return -1;
 	}
-	l4len = get16(b + 4) - 8;
+	l4len = uet_be_get16(b + 4) - 8;
 	avail -= 8;
 	fr->uet = b + 8;
 	fr->uet_len = l4len < avail ? l4len : avail;
@@ -278,21 +274,21 @@ static long link_offset(const struct uetdump *d, const uint8_t *b,
 	case DLT_LINUX_SLL:
 		if (caplen < 16)
 			goto trunc;
-		et = get16(b + 14);
+		et = uet_be_get16(b + 14);
 		off = 16;
 		break;
 #ifdef DLT_LINUX_SLL2
 	case DLT_LINUX_SLL2:
 		if (caplen < 20)
 			goto trunc;
-		et = get16(b);
+		et = uet_be_get16(b);
 		off = 20;
 		break;
 #endif
 	default:	/* DLT_EN10MB */
 		if (caplen < 14)
 			goto trunc;
-		et = get16(b + 12);
+		et = uet_be_get16(b + 12);
 		off = 14;
 		while (et == ETHERTYPE_VLAN || et == ETHERTYPE_QINQ) {
 			if (++tags > MAX_VLAN_TAGS) {
@@ -301,7 +297,7 @@ static long link_offset(const struct uetdump *d, const uint8_t *b,
 			}
 			if (caplen < off + 4)
 				goto trunc;
-			et = get16(b + off + 2);
+			et = uet_be_get16(b + off + 2);
 			off += 4;
 		}
 		break;
@@ -432,12 +428,6 @@ static void dump_uet(struct uetdump *d, const struct frame *fr,
 
 #define GSO_PSN_OFF	4	/* a request's PSN, docs/protocol.md §4.1 */
 
-static bool gso_is_req(uint8_t type)
-{
-	return type == UET_PDS_RUD_REQ || type == UET_PDS_ROD_REQ ||
-	       type == UET_PDS_RUD_CC_REQ || type == UET_PDS_ROD_CC_REQ;
-}
-
 /* Whether fr's payload is packets of s bytes (the last up to s), all of
  * them decoding, the first n - 1 requests of spdc from PSN psn on. */
 static bool gso_fits(const struct frame *fr, size_t s, uint32_t psn,
@@ -454,7 +444,7 @@ static bool gso_fits(const struct frame *fr, size_t s, uint32_t psn,
 			return false;
 		if (off + s >= fr->uet_len)
 			break;	/* the last: may be the ACK behind a train */
-		if (p.has_tss || !gso_is_req(p.pds.type) ||
+		if (p.has_tss || !uet_pds_is_req(p.pds.type) ||
 		    p.pds.req.psn != psn + i || p.pds.req.spdcid != spdc)
 			return false;
 	}
@@ -473,17 +463,13 @@ static size_t gso_seg(const struct frame *fr)
 	if (fr->raw_ip || fr->truncated)
 		return 0;	/* no GSO for raw IP; a cut capture can't tell */
 	hl = uet_pds_hdr_decode(&h, b, fr->uet_len);
-	if (hl < 0 || !gso_is_req(h.type))
+	if (hl < 0 || !uet_pds_is_req(h.type))
 		return 0;
 	next = h.req.psn + 1;
-	for (s = (size_t)hl + 1; s + GSO_PSN_OFF + 4 <= fr->uet_len; s++) {
-		const uint8_t *q = b + s + GSO_PSN_OFF;
-
-		if (((uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
-		     (uint32_t)q[2] << 8 | q[3]) == next &&
+	for (s = (size_t)hl + 1; s + GSO_PSN_OFF + 4 <= fr->uet_len; s++)
+		if (uet_be_get32(b + s + GSO_PSN_OFF) == next &&
 		    gso_fits(fr, s, h.req.psn, h.req.spdcid))
 			return s;
-	}
 	return 0;
 }
 

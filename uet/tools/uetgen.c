@@ -104,12 +104,6 @@ static void mhex(struct gen *g, const char *name, const uint8_t *b, size_t n)
 	fputc('\n', g->man);
 }
 
-static bool is_req_type(unsigned t)
-{
-	return t == UET_PDS_RUD_REQ || t == UET_PDS_ROD_REQ ||
-	       t == UET_PDS_RUD_CC_REQ || t == UET_PDS_ROD_CC_REQ;
-}
-
 static bool is_ack_type(unsigned t)
 {
 	return t == UET_PDS_ACK || t == UET_PDS_ACK_CC || t == UET_PDS_ACK_CCX;
@@ -126,7 +120,7 @@ static void man_pds(struct gen *g, const struct uet_pds_hdr *h)
 	   h->next_hdr);
 	mu(g, "pds.flags", h->flags);
 
-	if (is_req_type(h->type)) {
+	if (uet_pds_is_req(h->type)) {
 		ms(g, "pds.clear_psn_offset", h->req.clear_psn_offset);
 		mu(g, "pds.psn", h->req.psn);
 		mu(g, "pds.spdcid", h->req.spdcid);

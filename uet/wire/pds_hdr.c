@@ -134,6 +134,12 @@ int uet_pds_hdr_len(uint8_t type)
 	return k ? k->len : UET_ERR_WIRE_TYPE;
 }
 
+bool uet_pds_is_req(uint8_t type)
+{
+	return type == UET_PDS_RUD_REQ || type == UET_PDS_ROD_REQ ||
+	       type == UET_PDS_RUD_CC_REQ || type == UET_PDS_ROD_CC_REQ;
+}
+
 int uet_pds_hdr_decode_into(struct uet_pds_hdr *h, const uint8_t *buf,
 			    size_t len)
 {
