@@ -53,6 +53,11 @@ struct uet_ses_pkt {
 					 * peer after this packet: the rest of
 					 * the message, at its end those
 					 * messages' (RCCC's backlog) */
+	uint8_t even_max;		/* in, from PDS: a held ACK rides
+					 * behind a waited message that ends
+					 * within this many packets, if their
+					 * last is as long as the others
+					 * (tgt.h); 0: none held */
 };
 
 /* A PDC as SES sees it: stable for the PDC's life. */

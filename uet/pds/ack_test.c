@@ -638,6 +638,48 @@ Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
 		     1);
 }
 
+/* The hint SES gets to cut a response evenly (ini.c ini_even_max): with
+ * an ACK held for the response, the balancer's run or ack_every - 1
+ * packets, whichever is fewer (the peer's ACK of ack_every packets would
+ * not wait); nothing held, none. */
+static uint8_t response_even_max(bool hold, uint16_t run, unsigned every)
+{
+	struct uet_fep_config c = t_cfg();
+	uint64_t want[2] = { 1, 0 };
+	const struct uet_ses *s;
+
+	c.ack_delay = 10 * UET_MSEC;
+	c.ack_hold = hold ? 20 * UET_USEC : 0;
+	c.entropy_run = run;
+	c.ack_every = every;
+	t_init(2, &c, NULL);
+	t_establish(0, 1);
+	t_establish(1, 0);
+	want[1] = t_ses(1)->rx_pkts + 1;
+	t_send(0, 1, T_SEG);
+	cr_assert(uet_harness_run(&T.h, t_rx_of, want,
+				  T.h.now + T_LIMIT));
+	t_send(1, 0, 3 * T_SEG);
+	t_run_done(T.h.now + T_LIMIT);
+	s = t_ses(1);
+	return s->msgs[s->nmsgs - 1].even_max;
+}
+
+Test(ack, held_ack_asks_for_an_even_response)
+{
+	cr_assert_eq(response_even_max(true, 64, 16), 15);
+}
+
+Test(ack, even_response_within_the_run)
+{
+	cr_assert_eq(response_even_max(true, 8, 16), 8);
+}
+
+Test(ack, no_even_response_without_a_held_ack)
+{
+	cr_assert_eq(response_even_max(false, 64, 16), 0);
+}
+
 /* A one-packet response carrying a held ACK takes the ACK's EV modulo
  * entropy_count, so that the two share a spray socket (ini.c
  * ini_pick_ev); with rod, single-path, it keeps its PDC's one EV. Runs

@@ -1441,6 +1441,22 @@ void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 	(void)pds;
 }
 
+/* pkt.even_max: a held ACK to ride behind our next message goes behind
+ * its last packet if that is within the balancer's run, and holds only
+ * while the peer has had fewer than ack_every packets. */
+static uint8_t ini_even_max(struct uet_pds *pds, struct uet_pdc *pdc)
+{
+	unsigned k;
+
+	if (!pdc->ack_buddy ||
+	    uet_tgt_held_entropy(pds, pdc) == UET_LB_NONE)
+		return 0;
+	k = pds->cfg.ack_every - 1;
+	if (k > ini_lb(pds, pdc)->run)
+		k = ini_lb(pds, pdc)->run;
+	return (uint8_t)(k > UINT8_MAX ? UINT8_MAX : k);
+}
+
 ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 			 struct uet_pkt_info *pi, uint8_t *buf, size_t cap,
 			 uet_time now)
@@ -1451,6 +1467,7 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 	ssize_t n;
 
 	memset(&pkt, 0, sizeof(pkt));
+	pkt.even_max = ini_even_max(pds, pdc);
 	if (uet_ses_tx_next(pds->ses, &pdc->ref, &pkt, now) <= 0) {
 		pdc->tx_want = false;
 		if (pdc->ref.initiator)

@@ -490,9 +490,39 @@ static uint32_t read_chunk(const struct uet_ses *ses,
 	return (uint32_t)(UET_SES_PAYLOAD_LIMIT / pkt * pkt);
 }
 
+/* A message of n - 1 full packets and a short one, whose sender waits
+ * for its ACK, while the peer's ACK for our last receive waits to ride
+ * behind it (pkt->even_max, from PDS): a GSO train takes one short
+ * packet only, at its end, so that ACK would leave as a datagram of its
+ * own, and the peer's send completion waits for it. Cut into k equal
+ * packets instead, k = n or n + 1 dividing len (and within the hint),
+ * and the ACK ends the train. pp_median, 6 interleaved rounds: 16 KiB on
+ * loopback (2 packets) 25.9 -> 16.9 us, 32 KiB (3 -> 4) 32.5 -> 22.9;
+ * across a veth at MTU 1500, 4 KiB (3 -> 4) 18.8 -> 14.8, 5000 B (4)
+ * 20.4 -> 16.4. Two more packets (8 KiB there, 6 -> 8) gained nothing,
+ * three (12 KiB, 9 -> 12) lost. */
+static uint32_t msg_even(const struct uet_ses_msg *m, size_t max,
+			 unsigned even_max)
+{
+	uint32_t n, k, top;
+
+	if (!even_max || m->len <= max ||
+	    (m->flags & (UET_OPF_COMPLETION | UET_OPF_INJECT)) !=
+		    UET_OPF_COMPLETION)
+		return 0;
+	n = (uint32_t)((m->len + max - 1) / max);
+	if (m->len % n == 0 && m->len / n == max)
+		return 0;	/* already even */
+	top = n + 1 < even_max ? n + 1 : even_max;
+	for (k = n; k <= top; k++)
+		if (m->len % k == 0)
+			return m->len / k;
+	return 0;
+}
+
 /* Payload (READ: requested) bytes of the next packet of m. */
-static uint32_t msg_cut(const struct uet_ses *ses,
-			const struct uet_ses_msg *m)
+static uint32_t msg_cut(const struct uet_ses *ses, struct uet_ses_msg *m,
+			unsigned even_max)
 {
 	uint32_t left = m->len - m->sent, chunk;
 	size_t max;
@@ -513,6 +543,10 @@ static uint32_t msg_cut(const struct uet_ses *ses,
 		return m->eager;
 	default:
 		max = uet_ses_payload_to(ses, &m->peer);
+		if (!m->sent)
+			m->seg = msg_even(m, max, even_max);
+		if (m->seg)
+			max = m->seg;
 		return left < max ? left : (uint32_t)max;
 	}
 }
@@ -553,7 +587,7 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 			return 0;
 		ps->cur = m;
 	}
-	len = msg_cut(ses, m);
+	len = msg_cut(ses, m, pkt->even_max);
 	pkt->msg = m;
 	pkt->offset = m->sent;
 	pkt->len = len;

@@ -32,11 +32,10 @@ Test(msg, payload_from_mtu)
 	cr_assert_eq(uet_ses_payload_max(A.ses), 1500 - 12 - 44);
 }
 
-/* Send len bytes and check every packet's header and the data that
- * arrives. */
-static void check_segmentation(size_t len)
+/* Send len bytes with flags and check every packet's header (payload P
+ * bytes each but the last) and the data that arrives. */
+static void check_cut(size_t len, size_t P, uint32_t flags)
 {
-	size_t P = uet_ses_payload_max(A.ses);
 	size_t want = len ? (len + P - 1) / P : 1;
 	uint8_t *src = malloc(len + 1), *dst = malloc(len + 1);
 	size_t i, n0 = L.n;
@@ -47,8 +46,8 @@ static void check_segmentation(size_t len)
 	memset(dst, 0xEE, len + 1);
 	cr_assert_eq(tl_recv(&B, UET_OP_RECV, dst, len, 0, 0,
 			     UET_OPF_COMPLETION, PA, &ctx_r), 0);
-	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0,
-			     UET_OPF_COMPLETION, 0, &ctx_s), 0);
+	cr_assert_eq(tl_send(&A, PB, UET_OP_SEND, src, len, 0, flags, 0,
+			     &ctx_s), 0);
 	cr_assert_eq(tl_pull(&L, SIZE_MAX), want, "len %zu", len);
 	for (i = n0; i < L.n; i++) {
 		const struct uet_ses_req *q = &L.req;
@@ -83,20 +82,28 @@ static void check_segmentation(size_t len)
 		/* The receive completes with the last packet, not before. */
 		cr_assert_eq(tl_comp(&B, &ctx_r) != NULL, last);
 		tl_ack(&L, i);
-		cr_assert_eq(tl_comp(&A, &ctx_s) != NULL, last);
+		cr_assert_eq(tl_comp(&A, &ctx_s) != NULL,
+			     last && (flags & UET_OPF_COMPLETION));
 	}
 	cr_assert_eq(tl_comp(&B, &ctx_r)->err, 0);
 	cr_assert_eq(tl_comp(&B, &ctx_r)->len, len);
 	cr_assert_eq(tl_comp(&B, &ctx_r)->olen, 0);
 	cr_assert_eq(tl_comp(&B, &ctx_r)->buf, dst);
 	cr_assert(uet_addr_equal(&tl_comp(&B, &ctx_r)->src, &A.cfg.local));
-	cr_assert_eq(tl_comp(&A, &ctx_s)->err, 0);
-	cr_assert_eq(tl_comp(&A, &ctx_s)->len, len);
-	cr_assert_eq(tl_comp(&A, &ctx_s)->flags, UET_CF_SEND);
+	if (flags & UET_OPF_COMPLETION) {
+		cr_assert_eq(tl_comp(&A, &ctx_s)->err, 0);
+		cr_assert_eq(tl_comp(&A, &ctx_s)->len, len);
+		cr_assert_eq(tl_comp(&A, &ctx_s)->flags, UET_CF_SEND);
+	}
 	cr_assert_arr_eq(dst, src, len);
 	cr_assert_eq(dst[len], 0xEE, "wrote past the message");
 	free(src);
 	free(dst);
+}
+
+static void check_segmentation(size_t len)
+{
+	check_cut(len, uet_ses_payload_max(A.ses), UET_OPF_COMPLETION);
 }
 
 Test(msg, seg_0) { check_segmentation(0); }
@@ -105,6 +112,94 @@ Test(msg, seg_p_minus_1) { check_segmentation(uet_ses_payload_max(A.ses) - 1); }
 Test(msg, seg_p) { check_segmentation(uet_ses_payload_max(A.ses)); }
 Test(msg, seg_p_plus_1) { check_segmentation(uet_ses_payload_max(A.ses) + 1); }
 Test(msg, seg_many) { check_segmentation(7 * uet_ses_payload_max(A.ses) + 13); }
+
+/* msg.c msg_even: with an ACK to ride behind it, a waited message of n
+ * packets is cut into k equal ones when k = n or n + 1, within PDS's
+ * hint, divides it, so that its last packet is as long as the others. */
+Test(msg, even_cut_for_a_held_ack)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+
+	L.even_max = 15;
+	check_cut(2 * P - 2, P - 1, UET_OPF_COMPLETION);
+}
+
+Test(msg, even_cut_of_four)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+
+	L.even_max = 15;
+	check_cut(4 * P - 4, P - 1, UET_OPF_COMPLETION);
+}
+
+Test(msg, even_cut_into_one_more)
+{
+	size_t P = uet_ses_payload_max(A.ses), s = 7 * P / 10;
+
+	L.even_max = 15;
+	while (5 * s % 4 == 0)
+		s++;
+	check_cut(5 * s, s, UET_OPF_COMPLETION);		/* 4 -> 5 */
+}
+
+Test(msg, no_even_cut_without_a_held_ack)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+
+	check_cut(2 * P - 2, P, UET_OPF_COMPLETION);
+}
+
+/* A message nobody waits for (injected, or no completion asked): PDS
+ * sends the held ACK apart from it (pds/ini.c ini_pick_ev). */
+Test(msg, no_even_cut_unwaited)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+
+	L.even_max = 15;
+	check_cut(2 * P - 2, P, 0);
+}
+
+/* Past the hint: the ACK would not wait for the last packet. */
+Test(msg, no_even_cut_past_the_hint)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+
+	L.even_max = 3;
+	check_cut(4 * P - 4, P, UET_OPF_COMPLETION);
+}
+
+/* No divisor within one more packet: the usual cut. */
+Test(msg, no_even_cut_without_a_divisor)
+{
+	size_t P = uet_ses_payload_max(A.ses), len = 2 * P + 1;
+
+	L.even_max = 15;
+	while (len % 3 == 0 || len % 4 == 0)
+		len += 2;
+	cr_assert_lt(len, 3 * P);
+	check_cut(len, P, UET_OPF_COMPLETION);
+}
+
+/* Two more packets cost more than the ACK's datagram saves. */
+Test(msg, no_even_cut_into_two_more)
+{
+	size_t P = uet_ses_payload_max(A.ses), s = 6 * P / 10;
+
+	L.even_max = 15;
+	while (6 * s % 4 == 0 || 6 * s % 5 == 0)
+		s++;
+	cr_assert_eq((6 * s + P - 1) / P, 4);
+	check_cut(6 * s, P, UET_OPF_COMPLETION);
+}
+
+/* Already full packets stay so. */
+Test(msg, full_packets_stay)
+{
+	size_t P = uet_ses_payload_max(A.ses);
+
+	L.even_max = 15;
+	check_cut(3 * P, P, UET_OPF_COMPLETION);
+}
 
 /* B posts a receive of len from port from (0: any), A sends src; the
  * packets A sends, pulled. */

@@ -82,6 +82,8 @@ struct uet_ses_msg {
 	struct uet_ses_pdc *pdc;	/* set when started */
 	uint16_t msg_id;
 	uint32_t sent;			/* payload bytes handed to PDS */
+	uint32_t seg;			/* its packets' payload, once cut
+					 * evenly (msg_even); 0: the most */
 	uint32_t handed;		/* packets handed to PDS */
 	uint32_t done;			/* ... acked or failed since */
 	bool started, all_sent;
