@@ -4,8 +4,9 @@
 # latency from Debian's fi_pingpong (average) and from pp_median.c beside
 # this script (median), bandwidth and its CPU cost per message from our
 # ft_bw, tagged bandwidth from ft_bw -m tagged, the ceiling of plain UDP
-# sockets from udp_ceiling.c beside this script, and with FT_BIN the same
-# from libfabric's own fabtests. See contrib/bench/README.md.
+# sockets from udp_ceiling.c and their latency floor from udp_floor.c
+# beside this script, and with FT_BIN the same from libfabric's own
+# fabtests. See contrib/bench/README.md.
 #
 # usage: [FT_BIN=DIR] compare.sh [-b BUILDDIR] [-q] [-r REPS] [-n [-m MTUS]]
 #   -b BUILDDIR  build directory holding fabtests/ft_bw and prov/uet/.libs
@@ -252,6 +253,36 @@ ceiling() { # MTU
 	done
 }
 
+# The latency floor: a plain UDP ping-pong in datagrams of uet's size,
+# GSO trains read with GRO, both ends polling (udp_floor.c beside this
+# script, built here), once a round like the providers: the median
+# one-way time no transport over UDP sockets can beat on this host.
+ufl=$tmp/udp_floor
+${CC:-cc} -O2 -o "$ufl" "$here/udp_floor.c" >"$tmp/ufl.log" 2>&1 ||
+	ufl=
+
+floor() { # MTU
+	[ -n "$ufl" ] || return
+	d=$(mktemp -d "$tmp/uf.XXXXXX")
+	on a timeout $tmo "$ufl" -l -m "$1" -B "$srv" -f "$d/port" \
+		>/dev/null 2>&1 &
+	spid=$!
+	for _ in $(seq 1 50); do
+		[ -s "$d/port" ] && break
+		sleep 0.1
+	done
+	[ -s "$d/port" ] &&
+		on b timeout $tmo "$ufl" -m "$1" -I $med_iters \
+			-S "$(echo "$med_sizes" | tr ' ' ,)" "$srv" \
+			"$(cat "$d/port")" >"$d/out" 2>&1
+	wait "$spid"
+	# size median p10 p90
+	awk '$1 ~ /^[0-9]+$/ { print $1, $2 }' "$d/out" |
+	while read -r s v; do
+		put udp floor "$s" "$v"
+	done
+}
+
 bandwidth() { # PROV
 	bandwidth_once "$1" bw "$sizes"
 	bandwidth_once "$1" tbw "$tag_sizes" -m tagged
@@ -341,6 +372,11 @@ for where in $(place_names); do
 		ceiling $lo_mtu
 	fi
 	for round in $(seq 1 "$reps"); do
+		if $netns; then
+			floor "$where"
+		else
+			floor $lo_mtu
+		fi
 		for p in $avail; do
 			echo "# measuring $p (round $round of $reps) ..." >&2
 			latency "$p"
@@ -374,6 +410,21 @@ table() { # METRIC TITLE [SIZES]
 	done
 }
 
+# The pp_median medians against the UDP floor.
+floor_table() {
+	echo
+	echo "latency floor on $pname: usec one-way, median of $med_iters round trips of plain UDP in datagrams of uet's size (udp_floor.c), against the pp_median table (lower is better)"
+	printf "%10s %12s %12s %12s %10s %10s\n" size floor uet tcp \
+		uet/floor tcp/floor
+	for s in $med_sizes; do
+		f=$(get udp floor "$s")
+		u=$(get uet med "$s")
+		t=$(get tcp med "$s")
+		printf "%10s %12s %12s %12s %10s %10s\n" "$s" "$f" "$u" "$t" \
+			"$(ratio "$u" "$f")" "$(ratio "$t" "$f")"
+	done
+}
+
 place=$(place_where servers clients)
 echo "# $place, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 sed 's/^/# /' "$tmp/found"
@@ -381,6 +432,7 @@ for where in $(place_names); do
 	pname=$(place_label "$where")
 	table lat "latency on $pname: usec one-way, fi_pingpong -e rdm, connection setup taken out (lower is better)"
 	table med "latency on $pname: usec one-way, median of $med_iters round trips, pp_median.c (lower is better)" "$med_sizes"
+	[ -n "$ufl" ] && floor_table
 	table bw "bandwidth on $pname: MB/s, ft_bw client -> server, window 32, data checked (higher is better)"
 	table cpu "CPU per message on $pname: usec of user+system time of both ft_bw processes (all threads) over the timed windows, getrusage (lower is better; a poller spins, so this is at most twice the time per message)"
 	table tbw "tagged bandwidth on $pname: MB/s, ft_bw -m tagged client -> server, window 32, data checked (higher is better)" "$tag_sizes"
@@ -403,6 +455,8 @@ echo "# best of $reps runs each, taken round by round; uet/tcp and uet/rxd divid
 	echo "# no median table: pp_median.c did not build: $(head -n 1 "$tmp/ppm.log")"
 [ -n "$ucl" ] ||
 	echo "# no UDP ceiling: udp_ceiling.c did not build: $(head -n 1 "$tmp/ucl.log")"
+[ -n "$ufl" ] ||
+	echo "# no UDP floor: udp_floor.c did not build: $(head -n 1 "$tmp/ufl.log")"
 if [ -n "$ft_dir" ]; then
 	for b in fi_rdm_pingpong fi_rdm_tagged_bw; do
 		[ -x "$ft_dir/$b" ] ||
