@@ -221,6 +221,15 @@ ucl=$tmp/udp_ceiling
 ${CC:-cc} -O2 -o "$ucl" "$here/udp_ceiling.c" >"$tmp/ucl.log" 2>&1 ||
 	ucl=
 
+# port_file FILE: wait up to 5 s for a server to write its port there.
+port_file() {
+	for _ in $(seq 1 50); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 ceiling() { # MTU
 	[ -n "$ucl" ] || return
 	for mode in mmsg gso16 gso; do
@@ -234,11 +243,7 @@ ceiling() { # MTU
 			on a timeout $tmo "$ucl" -l $g -B "$srv" -f "$d/port" \
 				>/dev/null 2>&1 &
 			spid=$!
-			for _ in $(seq 1 50); do
-				[ -s "$d/port" ] && break
-				sleep 0.1
-			done
-			[ -s "$d/port" ] &&
+			port_file "$d/port" &&
 				on b timeout $tmo "$ucl" $g $t -m "$1" \
 					-n $ceil_mib "$srv" "$(cat "$d/port")" \
 					>"$d/out" 2>&1
@@ -267,11 +272,7 @@ floor() { # MTU
 	on a timeout $tmo "$ufl" -l -m "$1" -B "$srv" -f "$d/port" \
 		>/dev/null 2>&1 &
 	spid=$!
-	for _ in $(seq 1 50); do
-		[ -s "$d/port" ] && break
-		sleep 0.1
-	done
-	[ -s "$d/port" ] &&
+	port_file "$d/port" &&
 		on b timeout $tmo "$ufl" -m "$1" -I $med_iters \
 			-S "$(echo "$med_sizes" | tr ' ' ,)" "$srv" \
 			"$(cat "$d/port")" >"$d/out" 2>&1

@@ -589,22 +589,19 @@ Test(ack, held_ack_rides_behind_a_response)
 		     t_nth(0, UET_PDS_RUD_REQ, 0)->p.pds.req.psn);
 }
 
-/* A longer response: the held ACK goes behind all of one of up to a run
- * of packets (one GSO train), after the run's last packet of a longer
- * one, or right after its first when UET_ACK_HOLD_LONG bytes follow, not
- * behind all of it, which would hold the peer's send completion for the
- * response's whole time. Returns how many of the response's packets
- * went before node 1's first ACK. */
-static size_t reqs_before_held_ack(size_t response, uint16_t run)
+/* Node 0 sends node 1 a packet; once it is in, node 1 sends response
+ * bytes back, ACKs held for ack_hold 20 us or not (hold), runs of run
+ * packets, an ACK every every; run until all is done. */
+static void held_response(bool hold, uint16_t run, unsigned every,
+			  size_t response)
 {
 	struct uet_fep_config c = t_cfg();
-	const struct tlog *ack;
 	uint64_t want[2] = { 1, 0 };
-	size_t i, before = 0;
 
 	c.ack_delay = 10 * UET_MSEC;
-	c.ack_hold = 20 * UET_USEC;
+	c.ack_hold = hold ? 20 * UET_USEC : 0;
 	c.entropy_run = run;
+	c.ack_every = every;
 	t_init(2, &c, NULL);
 	t_establish(0, 1);
 	t_establish(1, 0);
@@ -614,6 +611,20 @@ static size_t reqs_before_held_ack(size_t response, uint16_t run)
 				  T.h.now + T_LIMIT));
 	t_send(1, 0, response);
 	t_run_done(T.h.now + T_LIMIT);
+}
+
+/* A longer response: the held ACK goes behind all of one of up to a run
+ * of packets (one GSO train), after the run's last packet of a longer
+ * one, or right after its first when UET_ACK_HOLD_LONG bytes follow, not
+ * behind all of it, which would hold the peer's send completion for the
+ * response's whole time. Returns how many of the response's packets
+ * went before node 1's first ACK. */
+static size_t reqs_before_held_ack(size_t response, uint16_t run)
+{
+	const struct tlog *ack;
+	size_t i, before = 0;
+
+	held_response(true, run, 16, response);
 	ack = first_ack(1);
 	cr_assert_not_null(ack);
 	for (i = 0; &T.log[i] != ack; i++)
@@ -644,23 +655,9 @@ Test(ack, held_ack_follows_the_first_packet_of_a_long_response)
  * not wait); nothing held, none. */
 static uint8_t response_even_max(bool hold, uint16_t run, unsigned every)
 {
-	struct uet_fep_config c = t_cfg();
-	uint64_t want[2] = { 1, 0 };
 	const struct uet_ses *s;
 
-	c.ack_delay = 10 * UET_MSEC;
-	c.ack_hold = hold ? 20 * UET_USEC : 0;
-	c.entropy_run = run;
-	c.ack_every = every;
-	t_init(2, &c, NULL);
-	t_establish(0, 1);
-	t_establish(1, 0);
-	want[1] = t_ses(1)->rx_pkts + 1;
-	t_send(0, 1, T_SEG);
-	cr_assert(uet_harness_run(&T.h, t_rx_of, want,
-				  T.h.now + T_LIMIT));
-	t_send(1, 0, 3 * T_SEG);
-	t_run_done(T.h.now + T_LIMIT);
+	held_response(hold, run, every, 3 * T_SEG);
 	s = t_ses(1);
 	return s->msgs[s->nmsgs - 1].even_max;
 }
