@@ -592,12 +592,15 @@ Test(ack, held_ack_rides_behind_a_response)
 /* Node 0 sends node 1 a packet; once it is in, node 1 sends response
  * bytes back, ACKs held for ack_hold 20 us or not (hold), runs of run
  * packets, an ACK every every; run until all is done. */
+static bool held_response_rod;	/* held_response on ROD PDCs */
+
 static void held_response(bool hold, uint16_t run, unsigned every,
 			  size_t response)
 {
 	struct uet_fep_config c = t_cfg();
 	uint64_t want[2] = { 1, 0 };
 
+	c.rod = held_response_rod;
 	c.ack_delay = 10 * UET_MSEC;
 	c.ack_hold = hold ? 20 * UET_USEC : 0;
 	c.entropy_run = run;
@@ -675,6 +678,15 @@ Test(ack, even_response_within_the_run)
 Test(ack, no_even_response_without_a_held_ack)
 {
 	cr_assert_eq(response_even_max(false, 64, 16), 0);
+}
+
+/* ROD keeps its PDC's one EV, so the ACK leaves from another socket
+ * whatever the cut (ini.c ini_pick_ev). */
+Test(ack, no_even_response_on_rod)
+{
+	held_response_rod = true;
+	cr_assert_eq(response_even_max(true, 64, 16), 0);
+	held_response_rod = false;
 }
 
 /* A one-packet response carrying a held ACK takes the ACK's EV modulo

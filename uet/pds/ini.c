@@ -1443,17 +1443,26 @@ void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 
 /* pkt.even_max: a held ACK to ride behind our next message goes behind
  * its last packet if that is within the balancer's run, and holds only
- * while the peer has had fewer than ack_every packets. */
-static uint8_t ini_even_max(struct uet_pds *pds, struct uet_pdc *pdc)
+ * while the peer has had fewer than ack_every packets; it shares the
+ * message's socket only if the message may take its EV (ini_pick_ev:
+ * not on ROD's single path, not on an EV the balancer avoids). */
+static uint8_t ini_even_max(struct uet_pds *pds, struct uet_pdc *pdc,
+			    uet_time now)
 {
+	struct uet_lb *lb;
+	uint16_t held;
 	unsigned k;
 
-	if (!pdc->ack_buddy ||
-	    uet_tgt_held_entropy(pds, pdc) == UET_LB_NONE)
+	if (!pdc->ack_buddy)
+		return 0;
+	held = uet_tgt_held_entropy(pds, pdc);
+	lb = ini_lb(pds, pdc);
+	if (held == UET_LB_NONE || !lb->count ||
+	    !uet_lb_may_take(lb, (uint16_t)(held % lb->count), now))
 		return 0;
 	k = pds->cfg.ack_every - 1;
-	if (k > ini_lb(pds, pdc)->run)
-		k = ini_lb(pds, pdc)->run;
+	if (k > lb->run)
+		k = lb->run;
 	return (uint8_t)(k > UINT8_MAX ? UINT8_MAX : k);
 }
 
@@ -1467,7 +1476,7 @@ ssize_t uet_ini_poll_new(struct uet_pds *pds, struct uet_pdc *pdc,
 	ssize_t n;
 
 	memset(&pkt, 0, sizeof(pkt));
-	pkt.even_max = ini_even_max(pds, pdc);
+	pkt.even_max = ini_even_max(pds, pdc, now);
 	if (uet_ses_tx_next(pds->ses, &pdc->ref, &pkt, now) <= 0) {
 		pdc->tx_want = false;
 		if (pdc->ref.initiator)
