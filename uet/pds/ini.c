@@ -185,6 +185,20 @@ static struct uet_lb *ini_lb(struct uet_pds *pds, struct uet_pdc *pdc)
 	return &pdc->lb;
 }
 
+/* The EV of ours a message takes to leave beside the held ACK that
+ * echoes held (ini_pick_ev), or UET_LB_NONE: none held, or the balancer
+ * may not take it (ROD's single path, an EV it avoids). */
+static uint16_t ini_held_ev(const struct uet_lb *lb, uint16_t held,
+			    uet_time now)
+{
+	uint16_t ev;
+
+	if (held == UET_LB_NONE || !lb->count)
+		return UET_LB_NONE;
+	ev = (uint16_t)(held % lb->count);
+	return uet_lb_may_take(lb, ev, now) ? ev : UET_LB_NONE;
+}
+
 /* The EV of a new packet. A message whose sender waits for its ACK, and
  * that a held ACK rides behind (uet_tgt_ack_with), takes the ACK's EV
  * modulo entropy_count until the ACK has gone: uet/net maps an EV to one
@@ -208,9 +222,9 @@ static uint16_t ini_pick_ev(struct uet_pds *pds, struct uet_pdc *pdc,
 	if (!e->pkt.offset) {
 		pdc->ack_ev_on = false;
 		pdc->ack_ev_n = 0;
-		if (e->pkt.waited && held != UET_LB_NONE && lb->count) {
-			pdc->ack_ev = (uint16_t)(held % lb->count);
-			pdc->ack_ev_on = uet_lb_may_take(lb, pdc->ack_ev, now);
+		if (e->pkt.waited) {
+			pdc->ack_ev = ini_held_ev(lb, held, now);
+			pdc->ack_ev_on = pdc->ack_ev != UET_LB_NONE;
 		}
 	}
 	/* Until the ACK has gone, with this packet or on its own, then to
@@ -1444,21 +1458,18 @@ void uet_ini_more(struct uet_pds *pds, struct uet_pdc *pdc, uet_time now)
 /* pkt.even_max: a held ACK to ride behind our next message goes behind
  * its last packet if that is within the balancer's run, and holds only
  * while the peer has had fewer than ack_every packets; it shares the
- * message's socket only if the message may take its EV (ini_pick_ev:
- * not on ROD's single path, not on an EV the balancer avoids). */
+ * message's socket only if the message may take its EV (ini_held_ev). */
 static uint8_t ini_even_max(struct uet_pds *pds, struct uet_pdc *pdc,
 			    uet_time now)
 {
 	struct uet_lb *lb;
-	uint16_t held;
 	unsigned k;
 
 	if (!pdc->ack_buddy)
 		return 0;
-	held = uet_tgt_held_entropy(pds, pdc);
 	lb = ini_lb(pds, pdc);
-	if (held == UET_LB_NONE || !lb->count ||
-	    !uet_lb_may_take(lb, (uint16_t)(held % lb->count), now))
+	if (ini_held_ev(lb, uet_tgt_held_entropy(pds, pdc), now) ==
+	    UET_LB_NONE)
 		return 0;
 	k = pds->cfg.ack_every - 1;
 	if (k > lb->run)

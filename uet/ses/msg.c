@@ -490,6 +490,14 @@ static uint32_t read_chunk(const struct uet_ses *ses,
 	return (uint32_t)(UET_SES_PAYLOAD_LIMIT / pkt * pkt);
 }
 
+/* Is m's success reported when its ACKs come (UET_OPF_COMPLETION), not
+ * at post (UET_OPF_INJECT)? Then its sender waits for those ACKs. */
+static bool msg_waited(const struct uet_ses_msg *m)
+{
+	return (m->flags & (UET_OPF_COMPLETION | UET_OPF_INJECT)) ==
+	       UET_OPF_COMPLETION;
+}
+
 /* A message of n - 1 full packets and a short one, whose sender waits
  * for its ACK, while the peer's ACK for our last receive waits to ride
  * behind it (pkt->even_max, from PDS): a GSO train takes one short
@@ -506,9 +514,7 @@ static uint32_t msg_even(const struct uet_ses_msg *m, size_t max,
 {
 	uint32_t n, k, top;
 
-	if (!even_max || m->len <= max ||
-	    (m->flags & (UET_OPF_COMPLETION | UET_OPF_INJECT)) !=
-		    UET_OPF_COMPLETION)
+	if (!even_max || m->len <= max || !msg_waited(m))
 		return 0;
 	n = (uint32_t)((m->len + max - 1) / max);
 	if (m->len % n == 0 && m->len / n == max)
@@ -605,8 +611,7 @@ int uet_ses_tx_next(struct uet_ses *ses, struct uet_pdc_ref *pdc,
 		break;
 	}
 	pkt->eom = m->sent == m->len;
-	pkt->waited = (m->flags & (UET_OPF_COMPLETION | UET_OPF_INJECT)) ==
-		      UET_OPF_COMPLETION;
+	pkt->waited = msg_waited(m);
 	m->handed++;
 	pkt->left = m->len - m->sent;
 	if (pkt->eom) {
