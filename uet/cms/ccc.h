@@ -70,6 +70,9 @@ struct uet_nscc {
 	uet_time sub_cut_at;		/* last halving below one packet */
 	uet_time last_delay;		/* of the last valid sample */
 	uet_time last_ack_at, ack_gap;	/* the last ACK, the time before it */
+	uet_time start_at;		/* the context's start: the first
+					 * round trip is paced and scaled */
+	bool heard;			/* an ACK or a NACK since */
 	/* derived once (UE 1.0 §3.6.13.3) */
 	uet_time target_qdelay, qa_threshold;
 	double alpha, fi, fi_scale;

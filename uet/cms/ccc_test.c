@@ -101,19 +101,100 @@ Test(ccc, fixed_window_counts_packets)
 	uet_ccc_table_fini(&tab);
 }
 
-/* uet starts at max_wnd / 6, a quarter of a BDP (the spec: max_wnd;
- * nscc.c says why). */
-Test(ccc, nscc_starts_at_a_sixth_of_max_window)
+/* uet starts at max_wnd / 10, 0.15 BDP (the spec: max_wnd; nscc.c says
+ * why). */
+Test(ccc, nscc_starts_at_a_tenth_of_max_window)
 {
 	struct uet_ccc *c = open_cc(UET_CCA_NSCC, false);
 
 	cr_assert_eq(c->nscc.max_wnd, BDP * 3 / 2, "1.5 BDP");
-	cr_assert_eq(c->cwnd, c->nscc.max_wnd / 6);
+	cr_assert_eq(c->cwnd, c->nscc.max_wnd / 10);
 	cr_assert_eq(c->nscc.target_qdelay, RTT, "no trimming: 1 RTT");
 	uet_ccc_table_fini(&tab);
 	c = open_cc(UET_CCA_NSCC, true);
 	cr_assert_eq(c->nscc.target_qdelay, (uet_time)((double)RTT * 0.3),
 		     "trimming: 0.3 (uet's, nscc.c)");
+	uet_ccc_table_fini(&tab);
+}
+
+/* Until the first ACK or NACK the window goes out paced over the
+ * fabric's base RTT, each packet bytes x base RTT / cwnd after the one
+ * before (no jitter); after it, a window of two packets or more is
+ * not paced. */
+Test(ccc, nscc_first_window_is_paced_over_the_base_rtt)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	uet_time gap = (uet_time)((double)RTT * (double)MTU /
+				  (double)c->cwnd);
+
+	uet_ccc_on_send(c, MTU, false, true, 1000);
+	cr_assert_eq(uet_ccc_pace_at(c), 1000 + gap, "%lu against %lu",
+		     (unsigned long)uet_ccc_pace_at(c),
+		     (unsigned long)(1000 + gap));
+	cr_assert_not(uet_ccc_can_send(c, true));
+	uet_ccc_pace_over(c);
+	c->ops->on_nack(c, MTU, UET_CC_NACK_TRIM, false, UET_TIME_NONE,
+			2000);
+	cr_assert_geq(c->cwnd, 2 * c->mtu);
+	uet_ccc_on_send(c, MTU, false, true, 2000);
+	cr_assert_eq(uet_ccc_pace_at(c), UET_TIME_NONE, "a NACK ends it");
+	uet_ccc_table_fini(&tab);
+	c = open_cc(UET_CCA_NSCC, true);
+	uet_ccc_on_send(c, MTU, false, true, 1000);
+	uet_ccc_pace_over(c);
+	ack(c, MTU, RTT, false, 1000 + RTT);
+	uet_ccc_on_send(c, MTU, false, true, 1000 + RTT);
+	cr_assert_eq(uet_ccc_pace_at(c), UET_TIME_NONE, "so does an ACK");
+	uet_ccc_table_fini(&tab);
+}
+
+/* A sample within the fabric's base RTT of the start that shows a
+ * shorter path scales the window by the path's RTT over the fabric's
+ * (a quarter here), so that a near sender starts at a far one's rate;
+ * the same sample later only lowers the base RTT. */
+static int64_t window_after_near_sample(uet_time at)
+{
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	int64_t w;
+
+	uet_ccc_on_send(c, MTU, false, true, 1000);
+	uet_ccc_pace_over(c);
+	ack(c, MTU, RTT / 4, false, at);
+	cr_assert_eq(c->nscc.base_rtt, RTT / 4);
+	w = c->cwnd;
+	uet_ccc_table_fini(&tab);
+	return w;
+}
+
+Test(ccc, nscc_first_sample_scales_the_window_to_the_path)
+{
+	int64_t w0 = (int64_t)(BDP * 3 / 2) / 10;
+	int64_t in = window_after_near_sample(1000 + RTT / 4);
+	int64_t late = window_after_near_sample(1000 + RTT);
+
+	cr_assert(in >= w0 / 4 && in < w0 / 4 + w0 / 20,
+		  "a quarter (and one ACK's rise): %ld of %ld", (long)in,
+		  (long)w0);
+	cr_assert_geq(late, w0, "after one base RTT: %ld", (long)late);
+}
+
+/* Every rise is scaled by the path's base RTT over the fabric's: a path
+ * of a quarter the RTT gets four ACKs to a far one's, each a quarter of
+ * the rise, so that both windows grow by the same share per unit of
+ * time (here the quarter an empty sample allows). */
+Test(ccc, nscc_rise_is_per_unit_of_time)
+{
+	int64_t one = UET_CCC_NOMINAL(MTU);
+	struct uet_ccc *c = open_cc(UET_CCA_NSCC, true);
+	uet_time t = 1000 + 2 * RTT;
+
+	c->nscc.base_rtt = RTT / 4;
+	c->nscc.cwnd = c->cwnd = one;
+	c->nscc.fast_delay = c->nscc.avg_delay = RTT;
+	uet_ccc_on_send(c, MTU, false, true, t);
+	ack(c, MTU, RTT / 4 + RTT / 1000, false, t);
+	cr_assert_eq(c->cwnd - one, one / 16, "a quarter of 25%%: %ld",
+		     (long)(c->cwnd - one));
 	uet_ccc_table_fini(&tab);
 }
 
@@ -124,6 +205,7 @@ Test(ccc, nscc_window_gates_sending_and_asks_for_acks)
 
 	while (uet_ccc_can_send(c, true)) {
 		uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 1000);
+		uet_ccc_pace_over(c);	/* the first window is paced */
 		n++;
 	}
 	cr_assert_eq(n, (unsigned)(c->cwnd / c->mtu));
@@ -301,6 +383,7 @@ Test(ccc, nscc_window_below_two_packets_is_paced)
 	int64_t w = c->mtu / 4;
 	double gap;
 
+	c->nscc.heard = true;			/* past the first window */
 	c->nscc.cwnd = c->cwnd = w;
 	c->nscc.avg_delay = c->nscc.last_delay = RTT / 8;
 	cr_assert(uet_ccc_can_send(c, true));
@@ -345,6 +428,7 @@ static void pace_gaps(const struct uet_addr *peer, uet_time *gap, size_t n)
 
 	cr_assert_eq(uet_ccc_table_init(&tab, &cfg, 4), 0);
 	c = uet_ccc_get(&tab, peer, 1000);
+	c->nscc.heard = true;
 	c->nscc.cwnd = c->cwnd = c->mtu / 2;
 	c->nscc.avg_delay = c->nscc.last_delay = 0;
 	for (i = 0; i < n; i++) {
@@ -393,6 +477,7 @@ Test(ccc, nscc_pace_follows_a_quarter_of_the_last_sample)
 	uint64_t rng = c->rng;
 	uet_time lo, hi;
 
+	c->nscc.heard = true;
 	c->nscc.cwnd = c->cwnd = c->mtu;
 	c->nscc.avg_delay = c->nscc.last_delay = RTT / 4;
 	uet_ccc_on_send(c, (uint32_t)c->mtu, false, true, 2000);
