@@ -5,7 +5,7 @@
 # with trimming, ECN 0.2-0.8 BDP, all starting at t=0 (frames that meet
 # at a port in the same picosecond queue in random order: --tie-jitter).
 #
-# usage: cc-table.sh [-b BUILDDIR] [-c CC] [-n "8 32 128 1023"] [-o DIR] [-u]
+# usage: cc-table.sh [-b BUILDDIR] [-c CC] [-n "8 32 128 1023"] [-o DIR] [-t] [-u]
 #                    [-- UETSIM-ARGS...]
 #   -b BUILDDIR  where uet/sim/uetsim is (default $top_builddir, else
 #                build/ beside this checkout, else the current directory)
@@ -13,6 +13,11 @@
 #   -n SIZES     the incast sizes (default "8 32 128 1023")
 #   -o DIR       also keep each run's data in DIR/N (plot with
 #                contrib/sim/plot.sh DIR/N)
+#   -t           the UEC simulator's topology instead of one switch: a
+#                3-tier k-ary fat tree, the smallest with N + 1 hosts
+#                (k = 4 / 6 / 10 / 16 for 8 / 32 / 128 / 1023), paths of
+#                2, 4 and 6 hops, the senders hosts 1..N (the receiver's
+#                own edge and pod first)
 #   -u           count the wire as the UEC simulator (htsim) does: 64
 #                bytes per full packet beyond its 4096 of payload, UET
 #                headers included (uetsim --per-packet 64), not UET's
@@ -34,12 +39,14 @@ cc=fixed
 sizes="8 32 128 1023"
 outdir=
 uec=
-while getopts b:c:n:o:uh opt; do
+tree=
+while getopts b:c:n:o:tuh opt; do
 	case $opt in
 	b) builddir=$OPTARG ;;
 	c) cc=$OPTARG ;;
 	n) sizes=$OPTARG ;;
 	o) outdir=$OPTARG ;;
+	t) tree=1 ;;
 	u) uec="--per-packet 64" ;;
 	*) uetsim_usage; exit 2 ;;
 	esac
@@ -51,7 +58,9 @@ uetsim_find cc-table.sh "$builddir"
 
 wire="UET headers + 48 B per packet"
 [ -n "$uec" ] && wire="64 B per packet beyond the payload, as the UEC simulator counts"
-echo "incast, cc $cc: 2 MiB per sender, 400 Gb/s, 1 us/hop, 4 KiB payload, 1-BDP buffers with trimming; wire: $wire"
+where="one switch"
+[ -n "$tree" ] && where="3-tier fat tree (k per N)"
+echo "incast, cc $cc, $where: 2 MiB per sender, 400 Gb/s, 1 us/hop, 4 KiB payload, 1-BDP buffers with trimming; wire: $wire"
 printf '| %5s | %10s | %6s | %9s | %9s | %6s | %8s | %9s | %9s | %4s | %8s | %6s |\n' \
 	N "done/ideal" floor "avg q BDP" "max q BDP" Jain drops trims retx \
 	lost "wall s" "RSS MB"
@@ -63,8 +72,16 @@ for n in $sizes; do
 		mkdir -p "$outdir/$n"
 		out="--out $outdir/$n"
 	fi
-	# shellcheck disable=SC2086 # $out and $uec are two words or none
-	uetsim_run --cc "$cc" --senders "$n" -q $out $uec "$@"
+	topo=
+	if [ -n "$tree" ]; then
+		k=4
+		while [ $((k * k * k / 4)) -lt $((n + 1)) ]; do
+			k=$((k + 2))
+		done
+		topo="--topo fattree --k $k"
+	fi
+	# shellcheck disable=SC2086 # $out, $uec and $topo are words or none
+	uetsim_run --cc "$cc" --senders "$n" -q $out $uec $topo "$@"
 	rc=$?
 	line=$result
 	if [ -z "$line" ]; then
