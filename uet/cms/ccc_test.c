@@ -196,6 +196,17 @@ Test(ccc, nscc_rise_is_per_unit_of_time)
 	cr_assert_eq(c->cwnd - one, one / 16, "a quarter of 25%%: %ld",
 		     (long)(c->cwnd - one));
 	uet_ccc_table_fini(&tab);
+	/* a probe's base RTT above the configured one: not scaled up */
+	c = open_cc(UET_CCA_NSCC, true);
+	c->nscc.base_rtt = 3 * RTT;
+	c->nscc.cwnd = c->cwnd = one;
+	c->nscc.fast_delay = c->nscc.avg_delay = RTT;
+	t = 1000 + 4 * RTT;		/* a base RTT since the adjustment */
+	uet_ccc_on_send(c, MTU, false, true, t);
+	ack(c, MTU, 3 * RTT + RTT / 1000, false, t);
+	cr_assert_eq(c->cwnd - one, one / 4, "25%%, not 75%%: %ld",
+		     (long)(c->cwnd - one));
+	uet_ccc_table_fini(&tab);
 }
 
 Test(ccc, nscc_window_gates_sending_and_asks_for_acks)
