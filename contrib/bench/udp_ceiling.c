@@ -22,28 +22,9 @@
  * kernel dropped: a stream with stalls measured less than the ceiling).
  * Build: cc -O2 -o udp_ceiling udp_ceiling.c
  */
-#define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/udp.h>
-#include <poll.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+#include "udp_bench.h"
 
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT	103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO		104
-#endif
+#include <poll.h>
 
 #define HDR		64		/* bytes standing in for uet's headers */
 #define BUF		(1u << 20)	/* application buffer on either side */
@@ -63,19 +44,6 @@ struct credit {
 	uint64_t bytes;			/* payload bytes received so far */
 };
 
-static void die(const char *what)
-{
-	fprintf(stderr, "udp_ceiling: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static void big_buffers(int fd)
 {
@@ -116,31 +84,17 @@ static int receiver(const char *bind_addr, const char *file, bool gro,
 		    uint64_t credit_every)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(sa);
 	int one = 1;
 
 	if (fd < 0)
-		die("socket");
+		udp_bench_die("socket");
 	big_buffers(fd);
-	if (inet_pton(AF_INET, bind_addr, &sa.sin_addr) != 1) {
+	if (gro && setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
+		udp_bench_die("UDP_GRO");
+	if (udp_bench_bind_publish(fd, bind_addr, file)) {
 		fprintf(stderr, "udp_ceiling: bad address %s\n", bind_addr);
 		return 2;
 	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &sl))
-		die("bind");
-	if (gro && setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)))
-		die("UDP_GRO");
-	FILE *f = file ? fopen(file, "w") : stdout;
-
-	if (!f)
-		die(file);
-	fprintf(f, "%u\n", ntohs(sa.sin_port));
-	if (file)
-		fclose(f);
-	else
-		fflush(stdout);
 
 	size_t cap = 65536;
 	uint8_t *dst = malloc(BUF), *rb = malloc((size_t)BATCH_MAX * cap);
@@ -151,7 +105,7 @@ static int receiver(const char *bind_addr, const char *file, bool gro,
 	uint64_t bytes = 0, credited = 0;
 
 	if (!dst || !rb)
-		die("malloc");
+		udp_bench_die("malloc");
 	memset(dst, 0, BUF);
 	for (;;) {
 		for (int i = 0; i < BATCH_MAX; i++) {
@@ -168,7 +122,7 @@ static int receiver(const char *bind_addr, const char *file, bool gro,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			die("recvmmsg");
+			udp_bench_die("recvmmsg");
 		}
 		for (int i = 0; i < n; i++) {
 			uint8_t *p = iov[i].iov_base;
@@ -224,20 +178,16 @@ static bool credit_wait(int fd, int ms, uint64_t *credited, bool *done)
 static int sender(const char *host, const char *port, bool gso, int mtu,
 		  uint64_t total, uint64_t window, int batch, int train)
 {
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_DGRAM };
-	struct addrinfo *ai;
 	int fd, dgram = mtu - 28, pay = dgram - HDR;
 
 	if (pay <= 0 || dgram > 65507) {
 		fprintf(stderr, "udp_ceiling: MTU %d out of range\n", mtu);
 		return 2;
 	}
-	if (getaddrinfo(host, port, &hints, &ai))
-		die("getaddrinfo");
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen))
-		die("connect");
-	freeaddrinfo(ai);
+	if (fd < 0)
+		udp_bench_die("socket");
+	udp_bench_connect(fd, host, port);
 	big_buffers(fd);
 
 	uint8_t *src = malloc(BUF);
@@ -254,10 +204,10 @@ static int sender(const char *host, const char *port, bool gso, int mtu,
 	bool done = false;
 
 	if (!src || !h || !iov)
-		die("malloc");
+		udp_bench_die("malloc");
 	for (size_t i = 0; i < BUF; i++)
 		src[i] = (uint8_t)(i * 7 + 1);
-	double t0 = now_s();
+	double t0 = udp_bench_now_s();
 
 	while (off < total) {
 		int m = 0, k = 0;
@@ -301,7 +251,7 @@ static int sender(const char *host, const char *port, bool gso, int mtu,
 				if (errno == EINTR || errno == ENOBUFS ||
 				    errno == EAGAIN)
 					continue;
-				die("sendmmsg");
+				udp_bench_die("sendmmsg");
 			}
 			s += r;
 		}
@@ -319,7 +269,7 @@ static int sender(const char *host, const char *port, bool gso, int mtu,
 		send(fd, pad, sizeof(pad), 0);
 		credit_wait(fd, 100, &credited, &done);
 	}
-	double dt = now_s() - t0;
+	double dt = udp_bench_now_s() - t0;
 
 	if (!done) {
 		fprintf(stderr, "udp_ceiling: the receiver never answered\n");

@@ -21,27 +21,7 @@
  * after 100 untimed); SIZES is comma-separated (64,256,1024,4096,65536).
  * Build: cc -O2 -o udp_floor udp_floor.c
  */
-#define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/udp.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
-
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT	103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO		104
-#endif
+#include "udp_bench.h"
 
 #define HDR		64		/* header stand-in per datagram */
 #define TRAIN_MAX	65507u		/* bytes of one GSO train (IPv4) */
@@ -58,18 +38,10 @@ struct fl_hdr {
 	uint32_t len;			/* data bytes in this datagram */
 };
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
 
 static double now_us(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+	return udp_bench_now_s() * 1e6;
 }
 
 /* Send msg[0..total) to the connected socket s as datagrams of dgram
@@ -116,7 +88,7 @@ static void send_msg(int s, const uint8_t *msg, uint32_t total, size_t dgram,
 		}
 		for (i = 0; sendmsg(s, &mh, 0) < 0; i++)
 			if ((errno != EAGAIN && errno != ENOBUFS) || i > 1000000)
-				die("sendmsg");
+				udp_bench_die("sendmsg");
 	} while (off < total);
 }
 
@@ -139,7 +111,7 @@ static int64_t recv_msg(int s, uint8_t *msg, uint8_t *buf, size_t cap)
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				die("recvmsg");
+				udp_bench_die("recvmsg");
 			if (now_us() - since > ALONE_S * 1e6)
 				return -1;
 			continue;
@@ -170,7 +142,7 @@ static int udp_socket(void)
 	int s = socket(AF_INET, SOCK_DGRAM, 0), one = 1, big = 4 << 20;
 
 	if (s < 0)
-		die("socket");
+		udp_bench_die("socket");
 	setsockopt(s, SOL_UDP, UDP_GRO, &one, sizeof(one));
 	setsockopt(s, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
 	setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
@@ -179,33 +151,22 @@ static int udp_socket(void)
 
 static int server(const char *bind_to, const char *file, size_t mtu)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET }, peer;
-	socklen_t al = sizeof(a), pl = sizeof(peer);
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
 	static uint8_t msg[MSG_MAX], buf[1 << 16], out[1 << 16];
 	int s = udp_socket();
-	FILE *f = stdout;
 	int64_t n;
 
-	if (bind_to && inet_pton(AF_INET, bind_to, &a.sin_addr) != 1)
-		die("-B: not an IPv4 address");
-	if (bind(s, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(s, (struct sockaddr *)&a, &al))
-		die("bind");
-	if (file && !(f = fopen(file, "w")))
-		die(file);
-	fprintf(f, "%u\n", ntohs(a.sin_port));
-	if (f != stdout)
-		fclose(f);
-	else
-		fflush(f);
+	if (udp_bench_bind_publish(s, bind_to, file))
+		udp_bench_die("-B: not an IPv4 address");
 	/* The first datagram names the client: connect to it, as the
 	 * client is, so that each send finds its route cached. */
 	while (recvfrom(s, buf, sizeof(buf), MSG_PEEK,
 			(struct sockaddr *)&peer, &pl) < 0)
 		if (errno != EINTR)
-			die("recvfrom");
+			udp_bench_die("recvfrom");
 	if (connect(s, (struct sockaddr *)&peer, pl))
-		die("connect");
+		udp_bench_die("connect");
 	for (;;) {
 		n = recv_msg(s, msg, buf, sizeof(buf));
 		if (n < 0 || n == BYE)
@@ -224,8 +185,6 @@ static int cmp_double(const void *a, const void *b)
 static int client(const char *host, const char *port, size_t mtu,
 		  const char *sizes, unsigned iters)
 {
-	struct addrinfo hints = { .ai_family = AF_INET,
-				  .ai_socktype = SOCK_DGRAM }, *ai;
 	static uint8_t msg[MSG_MAX], buf[1 << 16], out[1 << 16];
 	size_t dgram = mtu - 28, size[SIZES_MAX], ns = 0, k;
 	double *t = calloc(iters, sizeof(*t));
@@ -233,16 +192,13 @@ static int client(const char *host, const char *port, size_t mtu,
 	int s = udp_socket();
 
 	if (!t || !list)
-		die("calloc");
-	if (getaddrinfo(host, port, &hints, &ai))
-		die("getaddrinfo");
-	if (connect(s, ai->ai_addr, ai->ai_addrlen))
-		die("connect");
+		udp_bench_die("calloc");
+	udp_bench_connect(s, host, port);
 	for (tok = strtok_r(list, ",", &save); tok && ns < SIZES_MAX;
 	     tok = strtok_r(NULL, ",", &save)) {
 		size[ns] = strtoul(tok, NULL, 0);
 		if (size[ns] > MSG_MAX)
-			die("-S: a size over 1 MiB");
+			udp_bench_die("-S: a size over 1 MiB");
 		ns++;
 	}
 	memset(msg, 0xA5, sizeof(msg));
@@ -254,7 +210,7 @@ static int client(const char *host, const char *port, size_t mtu,
 
 			send_msg(s, msg, (uint32_t)size[k], dgram, out);
 			if (recv_msg(s, msg, buf, sizeof(buf)) != (int64_t)size[k])
-				die("no echo");
+				udp_bench_die("no echo");
 			if (i >= 100)
 				t[i - 100] = (now_us() - t0) / 2;
 		}
@@ -269,9 +225,8 @@ static int client(const char *host, const char *port, size_t mtu,
 		memset(out, 0, HDR);
 		memcpy(out, &h, sizeof(h));
 		if (send(s, out, HDR, 0) < 0)
-			die("send");
+			udp_bench_die("send");
 	}
-	freeaddrinfo(ai);
 	free(list);
 	free(t);
 	return 0;
@@ -301,10 +256,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (mtu - 28 <= HDR || mtu - 28 > 65507)
-		die("-m: MTU out of range");
+		udp_bench_die("-m: MTU out of range");
 	if (listen_mode)
 		return server(bind_to, file, mtu);
 	if (argc - optind != 2 || !iters)
-		die("usage: udp_floor [-m MTU] [-S SIZES] [-I ITERS] HOST PORT");
+		udp_bench_die("usage: udp_floor [-m MTU] [-S SIZES] "
+			      "[-I ITERS] HOST PORT");
 	return client(argv[optind], argv[optind + 1], mtu, sizes, iters);
 }
